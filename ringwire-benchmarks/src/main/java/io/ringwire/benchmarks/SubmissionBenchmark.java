@@ -1,0 +1,92 @@
+package io.ringwire.benchmarks;
+
+import io.ringwire.uring.CompletionHandler;
+import io.ringwire.uring.IoUring;
+import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.SubmissionQueue;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What one SQE costs: preparing it in Java ({@link #prepareOnly}), and the whole round trip through the kernel,
+ * NOP SQEs submitted {@code batch} at a time with one {@code io_uring_enter} and reaped in one CQ drain
+ * ({@link #submitAndReap}). Per-op time at batch 1 is the cost model's (s + t); at larger batches the enter's
+ * fixed cost s is shared by n ops, which is the seed-002 argument in numbers.
+ *
+ * <p>Run: {@code ./ringwire bench SubmissionBenchmark -f 1 -wi 3 -i 5}
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+public class SubmissionBenchmark {
+    private static final int PREP_BATCH = 64;
+
+    @Param({"1", "8", "32", "128"})
+    public int batch;
+
+    private IoUring ring;
+    private SubmissionQueue sq;
+    private Blackhole blackhole;
+    private CompletionHandler handler;
+
+    @Setup(Level.Trial)
+    public void setUp(Blackhole bh) throws NativeIoException {
+        ring = IoUring.builder().entries(256).cqEntries(1024).build();
+        sq = ring.sq();
+        blackhole = bh;
+        handler = (userData, res, flags) -> blackhole.consume(res);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        ring.close();
+    }
+
+    /**
+     * Cost of {@code batch} NOP SQEs through the kernel and back, divided per op by JMH's result unit below.
+     *
+     * @return CQEs reaped
+     */
+    @Benchmark
+    @OperationsPerInvocation(1)
+    public int submitAndReap() {
+        final SubmissionQueue q = sq;
+        for (int i = 0; i < batch; i++) {
+            q.prepNop(i);
+        }
+        ring.submitAndWait(batch, -1);
+        return ring.cq().drain(handler, batch);
+    }
+
+    /**
+     * Java-side cost of preparing an SQE (zeroing it and writing opcode, fd, addr, len, user_data), without the
+     * kernel: the {@value #PREP_BATCH} SQEs are discarded unpublished, so no syscall is made.
+     */
+    @Benchmark
+    @OperationsPerInvocation(PREP_BATCH)
+    public void prepareOnly() {
+        final SubmissionQueue q = sq;
+        for (int i = 0; i < PREP_BATCH; i++) {
+            q.prepSend(5, 0x1000L, 128, 0, i);
+        }
+        q.discardUnpublished();
+    }
+}

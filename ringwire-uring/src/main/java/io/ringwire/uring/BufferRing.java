@@ -1,0 +1,193 @@
+package io.ringwire.uring;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+
+import static io.ringwire.uring.IoUringConstants.IORING_REGISTER_PBUF_RING;
+import static io.ringwire.uring.IoUringConstants.IORING_UNREGISTER_PBUF_RING;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * A provided buffer ring [5.19] ({@code IORING_REGISTER_PBUF_RING}): {@code entries} buffers of {@code bufferSize}
+ * bytes that the kernel picks from for RECV with {@code IOSQE_BUFFER_SELECT}; each CQE names the buffer it filled.
+ *
+ * <p>Buffer lifecycle: (1) {@link #register} adds every buffer; (2) the kernel takes one per completion and reports
+ * its id in the CQE flags; (3) the owner reads it ({@link #address}, {@link #segment()}); (4) {@link #recycle} puts it
+ * back, and {@link #publish} makes the returns visible with one store-release of the ring tail. When every buffer is
+ * out, a multishot RECV ends with {@code -ENOBUFS}; recycle, publish and re-arm.
+ *
+ * <pre>
+ * struct io_uring_buf     { __u64 addr; __u32 len; __u16 bid; __u16 resv; };   // 16 bytes, ring entries
+ * struct io_uring_buf_reg { __u64 ring_addr; __u32 ring_entries; __u16 bgid; __u16 flags; __u64 resv[3]; }; // 40
+ * // the ring's tail is the u16 at offset 14: it overlays resv of entry 0
+ * </pre>
+ */
+public final class BufferRing implements AutoCloseable {
+    public static final int BUF_SIZE = 16;
+    public static final int BUF_ADDR_OFFSET = 0;
+    public static final int BUF_LEN_OFFSET = 8;
+    public static final int BUF_BID_OFFSET = 12;
+    public static final int RING_TAIL_OFFSET = 14;
+    public static final int BUF_REG_SIZE = 40;
+
+    // C11: the kernel reads the tail with acquire; we publish it with release after writing the entries
+    private static final VarHandle SHORT = JAVA_SHORT.varHandle();
+
+    private final IoUring ring;
+    private final short groupId;
+    private final int entries;
+    private final int mask;
+    private final int bufferSize;
+    private final Arena arena;
+    private final MemorySegment ringMemory;
+    private final MemorySegment buffers;
+    private final long bytes;
+    private int tail;
+    private int publishedTail;
+    private int outstanding;
+    private boolean closed;
+
+    private BufferRing(IoUring ring, short groupId, int entries, int bufferSize) throws NativeIoException {
+        if (Integer.bitCount(entries) != 1 || entries > 32768) {
+            throw new IllegalArgumentException("entries must be a power of two up to 32768: entries=" + entries);
+        }
+        if (bufferSize <= 0) {
+            throw new IllegalArgumentException("bufferSize must be positive: bufferSize=" + bufferSize);
+        }
+        this.ring = ring;
+        this.groupId = groupId;
+        this.entries = entries;
+        this.mask = entries - 1;
+        this.bufferSize = bufferSize;
+        this.arena = Arena.ofShared();
+        try {
+            this.ringMemory = arena.allocate((long) entries * BUF_SIZE, 4096); // the kernel wants it page-aligned
+            this.buffers = arena.allocate((long) entries * bufferSize, 64);
+            MemorySegment reg = arena.allocate(BUF_REG_SIZE, 8);
+            reg.set(JAVA_LONG, 0, ringMemory.address());
+            reg.set(JAVA_INT, 8, entries);
+            reg.set(JAVA_SHORT, 12, groupId);
+            NativeIoException.check(ring.register(IORING_REGISTER_PBUF_RING, reg, 1),
+                "io_uring_register(PBUF_RING, bgid=" + groupId + ", entries=" + entries + ")");
+        } catch (NativeIoException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+        this.bytes = (long) entries * BUF_SIZE + (long) entries * bufferSize + BUF_REG_SIZE;
+        NativeMemory.reserve(bytes);
+        for (int bid = 0; bid < entries; bid++) {
+            add(bid);
+        }
+        publish();
+    }
+
+    /**
+     * Allocates {@code entries × bufferSize} bytes of buffers, registers them as group {@code groupId} on
+     * {@code ring}, and hands all of them to the kernel. Call on the ring's owning thread.
+     *
+     * @param ring       the ring
+     * @param groupId    the buffer group id that SQEs name
+     * @param entries    a power of two, at most 32768
+     * @param bufferSize bytes per buffer
+     * @return the registered ring
+     * @throws NativeIoException if the kernel refuses (e.g. {@code EEXIST}: group in use; {@code EINVAL}: too old)
+     */
+    public static BufferRing register(IoUring ring, short groupId, int entries, int bufferSize)
+        throws NativeIoException {
+        return new BufferRing(ring, groupId, entries, bufferSize);
+    }
+
+    private void add(int bid) {
+        long e = (long) (tail & mask) * BUF_SIZE;
+        MemorySegment r = ringMemory;
+        r.set(JAVA_LONG, e + BUF_ADDR_OFFSET, buffers.address() + (long) bid * bufferSize);
+        r.set(JAVA_INT, e + BUF_LEN_OFFSET, bufferSize);
+        r.set(JAVA_SHORT, e + BUF_BID_OFFSET, (short) bid);
+        tail++;
+    }
+
+    /** @return the buffer group id */
+    public short groupId() {
+        return groupId;
+    }
+
+    /** @return the number of buffers */
+    public int entries() {
+        return entries;
+    }
+
+    /** @return bytes per buffer */
+    public int bufferSize() {
+        return bufferSize;
+    }
+
+    /** @return all buffers as one segment; buffer {@code bid} starts at {@code bid * bufferSize()} */
+    public MemorySegment segment() {
+        return buffers;
+    }
+
+    /**
+     * @param bid a buffer id from a CQE
+     * @return the buffer's native address
+     */
+    public long address(int bid) {
+        return buffers.address() + (long) bid * bufferSize;
+    }
+
+    /**
+     * Notes that the kernel handed out a buffer (call once per CQE that carries one), for {@link #outstanding()}.
+     */
+    public void taken() {
+        outstanding++;
+    }
+
+    /** @return buffers the application holds (taken and not yet recycled) */
+    public int outstanding() {
+        return outstanding;
+    }
+
+    /**
+     * Returns a buffer to the ring; visible to the kernel after {@link #publish()}.
+     *
+     * @param bid the id from the CQE
+     */
+    public void recycle(int bid) {
+        if (bid < 0 || bid >= entries) {
+            throw new IllegalArgumentException("no such buffer: bid=" + bid + ", entries=" + entries);
+        }
+        add(bid);
+        outstanding--;
+    }
+
+    /** Publishes every buffer recycled since the last call (one store-release). */
+    public void publish() {
+        if (tail != publishedTail) {
+            SHORT.setRelease(ringMemory, (long) RING_TAIL_OFFSET, (short) tail);
+            publishedTail = tail;
+        }
+    }
+
+    /**
+     * Unregisters the group and frees the buffers. Any RECV still armed on this group must have completed first.
+     * Calling it again does nothing.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (!ring.isClosed()) {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment reg = a.allocate(BUF_REG_SIZE, 8);
+                reg.set(JAVA_SHORT, 12, groupId);
+                ring.register(IORING_UNREGISTER_PBUF_RING, reg, 1);
+            }
+        }
+        arena.close();
+        NativeMemory.release(bytes);
+    }
+}

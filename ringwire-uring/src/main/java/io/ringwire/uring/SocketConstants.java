@@ -1,0 +1,67 @@
+package io.ringwire.uring;
+
+/**
+ * Socket constants for Linux x86_64 ({@code <sys/socket.h>}, {@code <netinet/in.h>}, {@code <netinet/tcp.h>},
+ * {@code <poll.h>}), for the socket calls in {@link Libc} and {@link Sockets}.
+ */
+public final class SocketConstants {
+    private SocketConstants() { }
+
+    public static final int AF_UNIX = 1;
+    public static final int AF_INET = 2;
+    public static final int AF_INET6 = 10;
+
+    public static final int SOCK_STREAM = 1;
+    public static final int SOCK_DGRAM = 2;
+    public static final int SOCK_NONBLOCK = 0x800;
+    public static final int SOCK_CLOEXEC = 0x80000;
+
+    public static final int SOL_SOCKET = 1;
+    public static final int SO_REUSEADDR = 2;
+    public static final int SO_TYPE = 3;
+    public static final int SO_ERROR = 4;
+    public static final int SO_BROADCAST = 6;
+    public static final int SO_SNDBUF = 7;
+    public static final int SO_RCVBUF = 8;
+    public static final int SO_KEEPALIVE = 9;
+    public static final int SO_LINGER = 13;
+    public static final int SO_REUSEPORT = 15;
+    public static final int SO_RCVLOWAT = 18;
+
+    public static final int IPPROTO_IP = 0;
+    public static final int IPPROTO_TCP = 6;
+    public static final int IPPROTO_UDP = 17;
+    public static final int IPPROTO_IPV6 = 41;
+    public static final int IP_TOS = 1;
+    public static final int IPV6_V6ONLY = 26;
+    public static final int IPV6_TCLASS = 67;
+    public static final int TCP_NODELAY = 1;
+    public static final int TCP_CORK = 3;
+    public static final int TCP_KEEPIDLE = 4;
+    public static final int TCP_KEEPINTVL = 5;
+    public static final int TCP_KEEPCNT = 6;
+    public static final int TCP_QUICKACK = 12;
+    public static final int TCP_USER_TIMEOUT = 18;
+    public static final int TCP_FASTOPEN = 23;
+    public static final int TCP_NOTSENT_LOWAT = 25;
+
+    public static final int SHUT_RD = 0;
+    public static final int SHUT_WR = 1;
+    public static final int SHUT_RDWR = 2;
+
+    public static final int MSG_PEEK = 0x2;
+    public static final int MSG_TRUNC = 0x20;
+    public static final int MSG_DONTWAIT = 0x40;
+    public static final int MSG_WAITALL = 0x100;
+    public static final int MSG_NOSIGNAL = 0x4000;
+
+    public static final int POLLIN = 0x1;
+    public static final int POLLPRI = 0x2;
+    public static final int POLLOUT = 0x4;
+    public static final int POLLERR = 0x8;
+    public static final int POLLHUP = 0x10;
+    public static final int POLLRDHUP = 0x2000;
+
+    public static final int O_NONBLOCK = 0x800;
+    public static final int O_CLOEXEC = 0x80000;
+}

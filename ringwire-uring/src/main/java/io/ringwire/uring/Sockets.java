@@ -1,0 +1,195 @@
+package io.ringwire.uring;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+
+import static io.ringwire.uring.SocketConstants.*;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * Socket set-up calls with exceptions at the edge: open, bind, listen, options, addresses. These run once per socket,
+ * not per message, so each may allocate a little scratch memory.
+ */
+public final class Sockets {
+    private Sockets() { }
+
+    /**
+     * Opens a non-blocking, close-on-exec socket.
+     *
+     * @param family {@code AF_INET}, {@code AF_INET6}, {@code AF_UNIX}
+     * @param type   {@code SOCK_STREAM} or {@code SOCK_DGRAM}
+     * @return the fd
+     * @throws NativeIoException e.g. {@code EMFILE}
+     */
+    public static int open(int family, int type) throws NativeIoException {
+        return NativeIoException.check(Libc.socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), "socket");
+    }
+
+    /**
+     * @param address where the socket will bind or connect
+     * @return the family to open for it: AF_UNIX, AF_INET6 (also for IPv4 when the host prefers a dual stack)
+     *         or AF_INET
+     */
+    public static int familyFor(SocketAddress address) {
+        if (address instanceof UnixDomainSocketAddress) {
+            return AF_UNIX;
+        }
+        if (address instanceof InetSocketAddress inet && inet.getAddress() instanceof Inet6Address) {
+            return AF_INET6;
+        }
+        return AF_INET;
+    }
+
+    /**
+     * @param fd      the socket
+     * @param address the local address
+     * @throws NativeIoException e.g. {@code EADDRINUSE}
+     */
+    public static void bind(int fd, SocketAddress address) throws NativeIoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sa = a.allocate(SockAddr.STORAGE_SIZE, 8);
+            int len = SockAddr.write(address, sa, isIpv6(fd));
+            NativeIoException.check(Libc.bind(fd, sa, len), "bind " + address);
+        }
+    }
+
+    /**
+     * @param fd      the socket
+     * @param backlog accept queue length
+     * @throws NativeIoException on failure
+     */
+    public static void listen(int fd, int backlog) throws NativeIoException {
+        NativeIoException.check(Libc.listen(fd, backlog), "listen");
+    }
+
+    /**
+     * @param fd    the socket
+     * @param level {@code SOL_SOCKET}, {@code IPPROTO_TCP}, ...
+     * @param name  the option
+     * @param value its int value
+     * @throws NativeIoException e.g. {@code ENOPROTOOPT}
+     */
+    public static void setInt(int fd, int level, int name, int value) throws NativeIoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(JAVA_INT);
+            v.set(JAVA_INT, 0, value);
+            NativeIoException.check(Libc.setsockopt(fd, level, name, v, 4), "setsockopt(" + level + ", " + name + ")");
+        }
+    }
+
+    /**
+     * @param fd    the socket
+     * @param level the level
+     * @param name  the option
+     * @return its int value
+     * @throws NativeIoException on failure
+     */
+    public static int getInt(int fd, int level, int name) throws NativeIoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(JAVA_INT);
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, 4);
+            NativeIoException.check(Libc.getsockopt(fd, level, name, v, len), "getsockopt(" + level + ", " + name + ")");
+            return v.get(JAVA_INT, 0);
+        }
+    }
+
+    /**
+     * {@code SO_LINGER}; {@code (true, 0)} makes close send RST.
+     *
+     * @param fd      the socket
+     * @param on      whether linger is on
+     * @param seconds linger time
+     * @throws NativeIoException on failure
+     */
+    public static void setLinger(int fd, boolean on, int seconds) throws NativeIoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(8, 4); // struct linger { int l_onoff; int l_linger; }
+            v.set(JAVA_INT, 0, on ? 1 : 0);
+            v.set(JAVA_INT, 4, seconds);
+            NativeIoException.check(Libc.setsockopt(fd, SOL_SOCKET, SO_LINGER, v, 8), "setsockopt(SO_LINGER)");
+        }
+    }
+
+    /**
+     * @param fd the socket
+     * @return SO_LINGER's seconds, or -1 when off
+     * @throws NativeIoException on failure
+     */
+    public static int getLinger(int fd) throws NativeIoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(8, 4);
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, 8);
+            NativeIoException.check(Libc.getsockopt(fd, SOL_SOCKET, SO_LINGER, v, len), "getsockopt(SO_LINGER)");
+            return v.get(JAVA_INT, 0) == 0 ? -1 : v.get(JAVA_INT, 4);
+        }
+    }
+
+    /**
+     * @param fd the socket
+     * @return its local address
+     * @throws NativeIoException on failure
+     */
+    public static SocketAddress localAddress(int fd) throws NativeIoException {
+        return address(fd, true);
+    }
+
+    /**
+     * @param fd the socket
+     * @return its peer's address
+     * @throws NativeIoException e.g. {@code ENOTCONN}
+     */
+    public static SocketAddress remoteAddress(int fd) throws NativeIoException {
+        return address(fd, false);
+    }
+
+    private static SocketAddress address(int fd, boolean local) throws NativeIoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sa = a.allocate(SockAddr.STORAGE_SIZE, 8);
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, SockAddr.STORAGE_SIZE);
+            int ret = local ? Libc.getsockname(fd, sa, len) : Libc.getpeername(fd, sa, len);
+            NativeIoException.check(ret, local ? "getsockname" : "getpeername");
+            return SockAddr.read(sa, len.get(JAVA_INT, 0));
+        }
+    }
+
+    /**
+     * @param fd the socket
+     * @return whether it is AF_INET6
+     * @throws NativeIoException on failure
+     */
+    public static boolean isIpv6(int fd) throws NativeIoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sa = a.allocate(SockAddr.STORAGE_SIZE, 8);
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, SockAddr.STORAGE_SIZE);
+            NativeIoException.check(Libc.getsockname(fd, sa, len), "getsockname");
+            return Short.toUnsignedInt(sa.get(java.lang.foreign.ValueLayout.JAVA_SHORT, 0)) == AF_INET6;
+        }
+    }
+
+    /**
+     * @param fd  the socket
+     * @param how {@code SHUT_RD}, {@code SHUT_WR}, {@code SHUT_RDWR}
+     * @throws NativeIoException e.g. {@code ENOTCONN}
+     */
+    public static void shutdown(int fd, int how) throws NativeIoException {
+        NativeIoException.check(Libc.shutdown(fd, how), "shutdown");
+    }
+
+    /**
+     * Closes a descriptor.
+     *
+     * @param fd the descriptor
+     * @throws NativeIoException e.g. {@code EBADF}
+     */
+    public static void close(int fd) throws NativeIoException {
+        NativeIoException.check(Libc.close(fd), "close");
+    }
+}

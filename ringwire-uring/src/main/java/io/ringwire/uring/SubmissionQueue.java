@@ -1,0 +1,573 @@
+package io.ringwire.uring;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+
+import static io.ringwire.uring.IoUringConstants.*;
+import static io.ringwire.uring.IoUringSqe.*;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * The submission side of one ring: hands out SQE slots and fills them, one {@code prep*} method per opcode, named
+ * after the liburing helper it mirrors. Nothing here allocates on the Java heap: an SQE is addressed by its byte
+ * offset in the mmap-ed SQE array (a {@code long}), and every field is written in place.
+ *
+ * <p>Prepared SQEs become visible to the kernel only when {@link IoUring#submit} (or any enter) publishes the tail, so
+ * everything prepared during one event-loop iteration leaves in one {@code io_uring_enter}. When the queue is full,
+ * {@link #nextSqe()} submits what it holds first (as liburing's examples do) and counts that as an extra enter.
+ *
+ * <p>Not thread-safe: one ring, one owning thread.
+ */
+public final class SubmissionQueue {
+    // C11 atomics used: kernel writes *khead (we read with acquire), we write *ktail (release, publishes the SQEs).
+    private static final VarHandle INT = JAVA_INT.varHandle();
+
+    private final IoUring ring;
+    private final MemorySegment rings;
+    private final long kheadOffset;
+    private final long ktailOffset;
+    private final long kflagsOffset;
+    private final long kdroppedOffset;
+    private final MemorySegment sqes;
+    private final int mask;
+    private final int entries;
+    /** Tail including SQEs prepared but not yet published to the kernel. */
+    private int tail;
+    /** Tail last published to the kernel. */
+    private int publishedTail;
+
+    SubmissionQueue(IoUring ring, MemorySegment rings, MemorySegment params, MemorySegment sqes, boolean noSqArray) {
+        this.ring = ring;
+        this.rings = rings;
+        int base = IoUringParams.SQ_OFF;
+        this.kheadOffset = params.get(JAVA_INT, base + IoUringParams.SQ_OFF_HEAD);
+        this.ktailOffset = params.get(JAVA_INT, base + IoUringParams.SQ_OFF_TAIL);
+        this.kflagsOffset = params.get(JAVA_INT, base + IoUringParams.SQ_OFF_FLAGS);
+        this.kdroppedOffset = params.get(JAVA_INT, base + IoUringParams.SQ_OFF_DROPPED);
+        this.mask = rings.get(JAVA_INT, params.get(JAVA_INT, base + IoUringParams.SQ_OFF_RING_MASK));
+        this.entries = rings.get(JAVA_INT, params.get(JAVA_INT, base + IoUringParams.SQ_OFF_RING_ENTRIES));
+        this.sqes = sqes;
+        if (!noSqArray) {
+            // The indirection array is the identity: slot i holds SQE i, set once here (as liburing does).
+            long array = params.get(JAVA_INT, base + IoUringParams.SQ_OFF_ARRAY);
+            for (int i = 0; i < entries; i++) {
+                rings.set(JAVA_INT, array + 4L * i, i);
+            }
+        }
+        this.tail = (int) INT.getAcquire(rings, ktailOffset);
+        this.publishedTail = tail;
+    }
+
+    /** @return the number of SQE slots */
+    public int entries() {
+        return entries;
+    }
+
+    /** @return SQEs prepared since the last publish */
+    public int pending() {
+        return tail - publishedTail;
+    }
+
+    /** @return free slots right now (without submitting) */
+    public int remaining() {
+        return entries - (tail - (int) INT.getAcquire(rings, kheadOffset));
+    }
+
+    /** @return the kernel's count of SQEs it dropped as invalid (sq_ring->dropped) */
+    public int dropped() {
+        return (int) INT.getOpaque(rings, kdroppedOffset);
+    }
+
+    /** @return sq_ring->flags ({@code IORING_SQ_*}), e.g. whether the CQ overflowed or task work waits */
+    public int kernelFlags() {
+        // relaxed is enough: a hint the loop re-reads every iteration
+        return (int) INT.getOpaque(rings, kflagsOffset);
+    }
+
+    /**
+     * Publishes prepared SQEs to the kernel (store-release of the tail).
+     *
+     * @return how many SQEs the kernel has not consumed yet, i.e. {@code to_submit} for the next enter
+     */
+    int publish() {
+        if (tail != publishedTail) {
+            INT.setRelease(rings, ktailOffset, tail);
+            publishedTail = tail;
+        }
+        // without SQPOLL only io_uring_enter moves the head, on this thread, so a relaxed read is enough
+        return tail - (int) INT.getOpaque(rings, kheadOffset);
+    }
+
+    /**
+     * Drops the SQEs prepared since the last publish, as if never prepared: for an error path that gives up on a
+     * half-built chain, and for measuring preparation alone.
+     *
+     * @return how many were dropped
+     */
+    public int discardUnpublished() {
+        int n = tail - publishedTail;
+        tail = publishedTail;
+        return n;
+    }
+
+    /**
+     * Takes the next free SQE, zeroed, submitting what is queued first when the queue is full.
+     *
+     * @return the SQE's byte offset into the SQE array
+     * @throws IllegalStateException if the kernel will not take SQEs even after a submit (CQ overflow back-pressure)
+     */
+    public long nextSqe() {
+        if (tail - (int) INT.getAcquire(rings, kheadOffset) >= entries) {
+            ring.submitBecauseFull();
+            if (tail - (int) INT.getAcquire(rings, kheadOffset) >= entries) {
+                throw new IllegalStateException("submission queue full: entries=" + entries
+                    + ", and io_uring_enter consumed nothing (reap completions first)");
+            }
+        }
+        long sqe = (long) (tail & mask) * IoUringSqe.SIZE;
+        tail++;
+        MemorySegment s = sqes;
+        s.set(JAVA_LONG, sqe, 0L);
+        s.set(JAVA_LONG, sqe + 8, 0L);
+        s.set(JAVA_LONG, sqe + 16, 0L);
+        s.set(JAVA_LONG, sqe + 24, 0L);
+        s.set(JAVA_LONG, sqe + 32, 0L);
+        s.set(JAVA_LONG, sqe + 40, 0L);
+        s.set(JAVA_LONG, sqe + 48, 0L);
+        s.set(JAVA_LONG, sqe + 56, 0L);
+        return sqe;
+    }
+
+    // ------------------------------------------------------------------------------------------ field access
+
+    /**
+     * The common part of every prep, mirroring liburing's {@code io_uring_prep_rw}.
+     */
+    private long prepRw(byte opcode, int fd, long addr, int len, long off, long userData) {
+        long sqe = nextSqe();
+        MemorySegment s = sqes;
+        s.set(JAVA_BYTE, sqe + OPCODE_OFFSET, opcode);
+        s.set(JAVA_INT, sqe + FD_OFFSET, fd);
+        s.set(JAVA_LONG, sqe + OFF_OFFSET, off);
+        s.set(JAVA_LONG, sqe + ADDR_OFFSET, addr);
+        s.set(JAVA_INT, sqe + LEN_OFFSET, len);
+        s.set(JAVA_LONG, sqe + USER_DATA_OFFSET, userData);
+        return sqe;
+    }
+
+    /**
+     * ORs {@code IOSQE_*} flags into an SQE (e.g. {@link IoUringConstants#IOSQE_IO_LINK}).
+     *
+     * @param sqe   an offset from a {@code prep*} method
+     * @param flags the flags to add
+     */
+    public void addFlags(long sqe, byte flags) {
+        sqes.set(JAVA_BYTE, sqe + FLAGS_OFFSET, (byte) (sqes.get(JAVA_BYTE, sqe + FLAGS_OFFSET) | flags));
+    }
+
+    /**
+     * ORs bits into the ioprio field (send/recv/accept flags).
+     *
+     * @param sqe  an offset from a {@code prep*} method
+     * @param bits the bits to add
+     */
+    public void addIoprio(long sqe, short bits) {
+        sqes.set(JAVA_SHORT, sqe + IOPRIO_OFFSET, (short) (sqes.get(JAVA_SHORT, sqe + IOPRIO_OFFSET) | bits));
+    }
+
+    private void opFlags(long sqe, int flags) {
+        sqes.set(JAVA_INT, sqe + OP_FLAGS_OFFSET, flags);
+    }
+
+    /**
+     * A read-only view of one SQE's field, for tests and tracing.
+     *
+     * @param sqe    offset of the SQE
+     * @param offset field offset ({@link IoUringSqe})
+     * @return the 64-bit word starting there
+     */
+    public long peekLong(long sqe, int offset) {
+        return sqes.get(JAVA_LONG, sqe + offset);
+    }
+
+    // ------------------------------------------------------------------------------------------ one prep per opcode
+
+    /**
+     * NOP ({@code io_uring_prep_nop}).
+     *
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepNop(long userData) {
+        return prepRw(IORING_OP_NOP, -1, 0, 0, 0, userData);
+    }
+
+    /**
+     * Multishot ACCEPT [5.19] ({@code io_uring_prep_multishot_accept}): one SQE, a CQE per accepted connection whose
+     * res is the new fd; {@code IORING_CQE_F_MORE} stays set while it is armed. No peer address is collected (every
+     * CQE would overwrite the same buffer); ask {@code getpeername} when it is needed.
+     *
+     * @param fd       listening socket
+     * @param flags    accept4 flags, e.g. {@code SOCK_NONBLOCK | SOCK_CLOEXEC}
+     * @param userData passed back in every CQE
+     * @return the SQE
+     */
+    public long prepAcceptMultishot(int fd, int flags, long userData) {
+        long sqe = prepRw(IORING_OP_ACCEPT, fd, 0, 0, 0, userData);
+        opFlags(sqe, flags);
+        addIoprio(sqe, IORING_ACCEPT_MULTISHOT);
+        return sqe;
+    }
+
+    /**
+     * ACCEPT ({@code io_uring_prep_accept}), single shot.
+     *
+     * @param fd          listening socket
+     * @param addr        address of a sockaddr buffer, or 0
+     * @param addrLenAddr address of its socklen_t, or 0
+     * @param flags       accept4 flags
+     * @param userData    passed back in the CQE
+     * @return the SQE
+     */
+    public long prepAccept(int fd, long addr, long addrLenAddr, int flags, long userData) {
+        long sqe = prepRw(IORING_OP_ACCEPT, fd, addr, 0, addrLenAddr, userData);
+        opFlags(sqe, flags);
+        return sqe;
+    }
+
+    /**
+     * Multishot RECV [6.0] from a provided buffer ring ({@code io_uring_prep_recv_multishot} with
+     * {@code IOSQE_BUFFER_SELECT}): every arrival of data yields a CQE naming a buffer of group {@code bufferGroup}.
+     * The request ends (no {@code F_MORE}) on EOF (res 0), an error, or {@code -ENOBUFS} when the ring is empty.
+     *
+     * @param fd          connected socket
+     * @param bufferGroup the buffer ring's group id
+     * @param msgFlags    recv flags (usually 0)
+     * @param userData    passed back in every CQE
+     * @return the SQE
+     */
+    public long prepRecvMultishot(int fd, short bufferGroup, int msgFlags, long userData) {
+        long sqe = prepRw(IORING_OP_RECV, fd, 0, 0, 0, userData);
+        opFlags(sqe, msgFlags);
+        addIoprio(sqe, IORING_RECV_MULTISHOT);
+        addFlags(sqe, IOSQE_BUFFER_SELECT);
+        sqes.set(JAVA_SHORT, sqe + BUF_INDEX_OFFSET, bufferGroup);
+        return sqe;
+    }
+
+    /**
+     * RECV into a buffer the caller owns ({@code io_uring_prep_recv}).
+     *
+     * @param fd       socket
+     * @param addr     destination address
+     * @param len      bytes at most
+     * @param msgFlags recv flags
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepRecv(int fd, long addr, int len, int msgFlags, long userData) {
+        long sqe = prepRw(IORING_OP_RECV, fd, addr, len, 0, userData);
+        opFlags(sqe, msgFlags);
+        return sqe;
+    }
+
+    /**
+     * SEND ({@code io_uring_prep_send}).
+     *
+     * @param fd       socket
+     * @param addr     source address (must stay valid until the CQE)
+     * @param len      bytes
+     * @param msgFlags send flags, e.g. {@code MSG_NOSIGNAL}
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepSend(int fd, long addr, int len, int msgFlags, long userData) {
+        long sqe = prepRw(IORING_OP_SEND, fd, addr, len, 0, userData);
+        opFlags(sqe, msgFlags);
+        return sqe;
+    }
+
+    /**
+     * SEND_ZC [6.0] ({@code io_uring_prep_send_zc}): zero-copy send; expect two CQEs, the result (with
+     * {@code F_MORE}) and later a notification ({@code F_NOTIF}) after which the buffer may be reused.
+     *
+     * @param fd       socket
+     * @param addr     source address
+     * @param len      bytes
+     * @param msgFlags send flags
+     * @param zcFlags  {@code IORING_RECVSEND_*} / {@code IORING_SEND_ZC_REPORT_USAGE}
+     * @param userData passed back in both CQEs
+     * @return the SQE
+     */
+    public long prepSendZc(int fd, long addr, int len, int msgFlags, short zcFlags, long userData) {
+        long sqe = prepRw(IORING_OP_SEND_ZC, fd, addr, len, 0, userData);
+        opFlags(sqe, msgFlags);
+        addIoprio(sqe, zcFlags);
+        return sqe;
+    }
+
+    /**
+     * SENDMSG ({@code io_uring_prep_sendmsg}).
+     *
+     * @param fd        socket
+     * @param msghdrAddr address of a {@code struct msghdr} (valid until the CQE)
+     * @param msgFlags  send flags
+     * @param userData  passed back in the CQE
+     * @return the SQE
+     */
+    public long prepSendmsg(int fd, long msghdrAddr, int msgFlags, long userData) {
+        long sqe = prepRw(IORING_OP_SENDMSG, fd, msghdrAddr, 1, 0, userData);
+        opFlags(sqe, msgFlags);
+        return sqe;
+    }
+
+    /**
+     * RECVMSG ({@code io_uring_prep_recvmsg}).
+     *
+     * @param fd         socket
+     * @param msghdrAddr address of a {@code struct msghdr}
+     * @param msgFlags   recv flags
+     * @param userData   passed back in the CQE
+     * @return the SQE
+     */
+    public long prepRecvmsg(int fd, long msghdrAddr, int msgFlags, long userData) {
+        long sqe = prepRw(IORING_OP_RECVMSG, fd, msghdrAddr, 1, 0, userData);
+        opFlags(sqe, msgFlags);
+        return sqe;
+    }
+
+    /**
+     * Multishot RECVMSG [6.0] from a buffer ring ({@code io_uring_prep_recvmsg_multishot}); each buffer starts with an
+     * {@code io_uring_recvmsg_out} header followed by name, control and payload, as the msghdr template sizes them.
+     *
+     * @param fd          socket
+     * @param msghdrAddr  a msghdr template (namelen, controllen)
+     * @param msgFlags    recv flags
+     * @param bufferGroup the buffer ring's group id
+     * @param userData    passed back in every CQE
+     * @return the SQE
+     */
+    public long prepRecvmsgMultishot(int fd, long msghdrAddr, int msgFlags, short bufferGroup, long userData) {
+        long sqe = prepRecvmsg(fd, msghdrAddr, msgFlags, userData);
+        addIoprio(sqe, IORING_RECV_MULTISHOT);
+        addFlags(sqe, IOSQE_BUFFER_SELECT);
+        sqes.set(JAVA_SHORT, sqe + BUF_INDEX_OFFSET, bufferGroup);
+        return sqe;
+    }
+
+    /**
+     * WRITEV ({@code io_uring_prep_writev}).
+     *
+     * @param fd        file or socket
+     * @param iovecAddr address of a {@code struct iovec[]} (valid until the CQE)
+     * @param iovecCount entries in it
+     * @param offset    file offset, or -1 for the current position / sockets
+     * @param userData  passed back in the CQE
+     * @return the SQE
+     */
+    public long prepWritev(int fd, long iovecAddr, int iovecCount, long offset, long userData) {
+        return prepRw(IORING_OP_WRITEV, fd, iovecAddr, iovecCount, offset, userData);
+    }
+
+    /**
+     * READ ({@code io_uring_prep_read}).
+     *
+     * @param fd       file, pipe, eventfd or socket
+     * @param addr     destination
+     * @param len      bytes at most
+     * @param offset   file offset, or -1 for the current position
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepRead(int fd, long addr, int len, long offset, long userData) {
+        return prepRw(IORING_OP_READ, fd, addr, len, offset, userData);
+    }
+
+    /**
+     * WRITE ({@code io_uring_prep_write}).
+     *
+     * @param fd       file, pipe, eventfd or socket
+     * @param addr     source
+     * @param len      bytes
+     * @param offset   file offset, or -1
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepWrite(int fd, long addr, int len, long offset, long userData) {
+        return prepRw(IORING_OP_WRITE, fd, addr, len, offset, userData);
+    }
+
+    /**
+     * CONNECT ({@code io_uring_prep_connect}).
+     *
+     * @param fd       non-blocking socket
+     * @param addr     address of a sockaddr (valid until the CQE)
+     * @param addrLen  its length
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepConnect(int fd, long addr, int addrLen, long userData) {
+        // liburing: io_uring_prep_rw(IORING_OP_CONNECT, sqe, fd, addr, 0, addrlen) - the length travels in "off"
+        return prepRw(IORING_OP_CONNECT, fd, addr, 0, addrLen, userData);
+    }
+
+    /**
+     * CLOSE ({@code io_uring_prep_close}).
+     *
+     * @param fd       descriptor to close
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepClose(int fd, long userData) {
+        return prepRw(IORING_OP_CLOSE, fd, 0, 0, 0, userData);
+    }
+
+    /**
+     * SHUTDOWN [5.11] ({@code io_uring_prep_shutdown}).
+     *
+     * @param fd       socket
+     * @param how      {@code SHUT_RD}, {@code SHUT_WR}, {@code SHUT_RDWR}
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepShutdown(int fd, int how, long userData) {
+        return prepRw(IORING_OP_SHUTDOWN, fd, 0, how, 0, userData);
+    }
+
+    /**
+     * POLL_ADD ({@code io_uring_prep_poll_add}); with {@code multishot} ({@code io_uring_prep_poll_multishot},
+     * [5.13]) it stays armed and posts a CQE per event.
+     *
+     * @param fd        descriptor
+     * @param pollMask  {@code POLLIN}, {@code POLLOUT}, ...
+     * @param multishot whether it stays armed
+     * @param userData  passed back in the CQE(s)
+     * @return the SQE
+     */
+    public long prepPollAdd(int fd, int pollMask, boolean multishot, long userData) {
+        long sqe = prepRw(IORING_OP_POLL_ADD, fd, 0, multishot ? IORING_POLL_ADD_MULTI : 0, 0, userData);
+        opFlags(sqe, pollMask); // poll32_events, little-endian as on x86_64
+        return sqe;
+    }
+
+    /**
+     * ASYNC_CANCEL by user_data ({@code io_uring_prep_cancel64}); its own CQE has res 0, {@code -ENOENT} (nothing
+     * found) or {@code -EALREADY} (already running), and the cancelled request completes with {@code -ECANCELED}.
+     *
+     * @param targetUserData the user_data of the request to cancel
+     * @param cancelFlags    {@code IORING_ASYNC_CANCEL_*}
+     * @param userData       passed back in the cancel's own CQE
+     * @return the SQE
+     */
+    public long prepCancel(long targetUserData, int cancelFlags, long userData) {
+        long sqe = prepRw(IORING_OP_ASYNC_CANCEL, -1, targetUserData, 0, 0, userData);
+        opFlags(sqe, cancelFlags);
+        return sqe;
+    }
+
+    /**
+     * ASYNC_CANCEL of every request on a descriptor [5.19] ({@code io_uring_prep_cancel_fd} with
+     * {@code IORING_ASYNC_CANCEL_ALL}).
+     *
+     * @param fd       descriptor whose requests are cancelled
+     * @param userData passed back in the cancel's own CQE (res = how many were cancelled)
+     * @return the SQE
+     */
+    public long prepCancelFd(int fd, long userData) {
+        long sqe = prepRw(IORING_OP_ASYNC_CANCEL, fd, 0, 0, 0, userData);
+        opFlags(sqe, IORING_ASYNC_CANCEL_FD | IORING_ASYNC_CANCEL_ALL);
+        return sqe;
+    }
+
+    /**
+     * TIMEOUT ({@code io_uring_prep_timeout}): completes with {@code -ETIME} when the time passes, or with 0 once
+     * {@code count} other CQEs have been posted (0 = time only).
+     *
+     * @param timespecAddr address of a {@link KernelTimespec} (valid until the CQE)
+     * @param count        completions that end it early, or 0
+     * @param timeoutFlags {@code IORING_TIMEOUT_*}
+     * @param userData     passed back in the CQE
+     * @return the SQE
+     */
+    public long prepTimeout(long timespecAddr, int count, int timeoutFlags, long userData) {
+        long sqe = prepRw(IORING_OP_TIMEOUT, -1, timespecAddr, 1, count, userData);
+        opFlags(sqe, timeoutFlags);
+        return sqe;
+    }
+
+    /**
+     * TIMEOUT_REMOVE ({@code io_uring_prep_timeout_remove}).
+     *
+     * @param targetUserData the timeout's user_data
+     * @param userData       passed back in this SQE's CQE
+     * @return the SQE
+     */
+    public long prepTimeoutRemove(long targetUserData, long userData) {
+        return prepRw(IORING_OP_TIMEOUT_REMOVE, -1, targetUserData, 0, 0, userData);
+    }
+
+    /**
+     * LINK_TIMEOUT ({@code io_uring_prep_link_timeout}): bounds the SQE before it, which must carry
+     * {@link IoUringConstants#IOSQE_IO_LINK}; that one then fails with {@code -ECANCELED} if the time passes.
+     *
+     * @param timespecAddr address of a {@link KernelTimespec}
+     * @param timeoutFlags {@code IORING_TIMEOUT_*}
+     * @param userData     passed back in this SQE's CQE
+     * @return the SQE
+     */
+    public long prepLinkTimeout(long timespecAddr, int timeoutFlags, long userData) {
+        long sqe = prepRw(IORING_OP_LINK_TIMEOUT, -1, timespecAddr, 1, 0, userData);
+        opFlags(sqe, timeoutFlags);
+        return sqe;
+    }
+
+    /**
+     * SPLICE [5.7] ({@code io_uring_prep_splice}); one side must be a pipe.
+     *
+     * @param fdIn        source
+     * @param offIn       source offset, or -1
+     * @param fdOut       destination
+     * @param offOut      destination offset, or -1
+     * @param len         bytes
+     * @param spliceFlags {@code SPLICE_F_*}
+     * @param userData    passed back in the CQE
+     * @return the SQE
+     */
+    public long prepSplice(int fdIn, long offIn, int fdOut, long offOut, int len, int spliceFlags, long userData) {
+        long sqe = prepRw(IORING_OP_SPLICE, fdOut, offIn, len, offOut, userData);
+        sqes.set(JAVA_INT, sqe + FILE_INDEX_OFFSET, fdIn); // splice_fd_in
+        opFlags(sqe, spliceFlags);
+        return sqe;
+    }
+
+    /**
+     * SOCKET [5.19] ({@code io_uring_prep_socket}).
+     *
+     * @param domain   {@code AF_*}
+     * @param type     {@code SOCK_*}
+     * @param protocol usually 0
+     * @param userData passed back in the CQE (res = the new fd)
+     * @return the SQE
+     */
+    public long prepSocket(int domain, int type, int protocol, long userData) {
+        // liburing: io_uring_prep_rw(IORING_OP_SOCKET, sqe, domain, NULL, protocol, type)
+        return prepRw(IORING_OP_SOCKET, domain, 0, protocol, type, userData);
+    }
+
+    /**
+     * MSG_RING [5.18] ({@code io_uring_prep_msg_ring}): posts a CQE with {@code res = value} and
+     * {@code user_data = targetUserData} on another ring; a cheap cross-ring wake-up.
+     *
+     * @param targetRingFd   the other ring's fd
+     * @param value          its CQE's res
+     * @param targetUserData its CQE's user_data
+     * @param userData       passed back in this ring's CQE
+     * @return the SQE
+     */
+    public long prepMsgRing(int targetRingFd, int value, long targetUserData, long userData) {
+        return prepRw(IORING_OP_MSG_RING, targetRingFd, IORING_MSG_DATA, value, targetUserData, userData);
+    }
+}
