@@ -10,7 +10,6 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -23,10 +22,10 @@ import org.openjdk.jmh.infra.Blackhole;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What one SQE costs: preparing it in Java ({@link #prepareOnly}), and the whole round trip through the kernel,
- * NOP SQEs submitted {@code batch} at a time with one {@code io_uring_enter} and reaped in one CQ drain
- * ({@link #submitAndReap}). Per-op time at batch 1 is the cost model's (s + t); at larger batches the enter's
- * fixed cost s is shared by n ops, which is the seed-002 argument in numbers.
+ * What SQEs cost through the kernel and back: {@code batch} NOP SQEs submitted with one {@code io_uring_enter} and
+ * reaped in one CQ drain. The score is per invocation, i.e. per batch; divide by {@code batch} for the cost per op.
+ * At batch 1 that is the cost model's (s + t); at larger batches the enter's fixed cost s is shared by n ops, which
+ * is the seed-002 argument in numbers. {@link SqePrepBenchmark} measures the Java side alone.
  *
  * <p>Run: {@code ./ringwire bench SubmissionBenchmark -f 1 -wi 3 -i 5}
  */
@@ -37,8 +36,6 @@ import java.util.concurrent.TimeUnit;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class SubmissionBenchmark {
-    private static final int PREP_BATCH = 64;
-
     @Param({"1", "8", "32", "128"})
     public int batch;
 
@@ -66,7 +63,6 @@ public class SubmissionBenchmark {
      * @return CQEs reaped
      */
     @Benchmark
-    @OperationsPerInvocation(1)
     public int submitAndReap() {
         final SubmissionQueue q = sq;
         for (int i = 0; i < batch; i++) {
@@ -74,19 +70,5 @@ public class SubmissionBenchmark {
         }
         ring.submitAndWait(batch, -1);
         return ring.cq().drain(handler, batch);
-    }
-
-    /**
-     * Java-side cost of preparing an SQE (zeroing it and writing opcode, fd, addr, len, user_data), without the
-     * kernel: the {@value #PREP_BATCH} SQEs are discarded unpublished, so no syscall is made.
-     */
-    @Benchmark
-    @OperationsPerInvocation(PREP_BATCH)
-    public void prepareOnly() {
-        final SubmissionQueue q = sq;
-        for (int i = 0; i < PREP_BATCH; i++) {
-            q.prepSend(5, 0x1000L, 128, 0, i);
-        }
-        q.discardUnpublished();
     }
 }

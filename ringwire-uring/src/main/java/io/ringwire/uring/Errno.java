@@ -28,6 +28,7 @@ public final class Errno {
     public static final int ENOSYS = 38;
     public static final int ETIME = 62;
     public static final int EOVERFLOW = 75;
+    public static final int EBADFD = 77;
     public static final int ENOTSOCK = 88;
     public static final int EMSGSIZE = 90;
     public static final int ENOPROTOOPT = 92;

@@ -218,7 +218,7 @@ public final class SubmissionQueue {
     public long prepAcceptMultishot(int fd, int flags, long userData) {
         long sqe = prepRw(IORING_OP_ACCEPT, fd, 0, 0, 0, userData);
         opFlags(sqe, flags);
-        addIoprio(sqe, IORING_ACCEPT_MULTISHOT);
+        sqes.set(JAVA_SHORT, sqe + IOPRIO_OFFSET, IORING_ACCEPT_MULTISHOT);
         return sqe;
     }
 
@@ -251,10 +251,12 @@ public final class SubmissionQueue {
      */
     public long prepRecvMultishot(int fd, short bufferGroup, int msgFlags, long userData) {
         long sqe = prepRw(IORING_OP_RECV, fd, 0, 0, 0, userData);
-        opFlags(sqe, msgFlags);
-        addIoprio(sqe, IORING_RECV_MULTISHOT);
-        addFlags(sqe, IOSQE_BUFFER_SELECT);
-        sqes.set(JAVA_SHORT, sqe + BUF_INDEX_OFFSET, bufferGroup);
+        MemorySegment s = sqes;
+        // the SQE is freshly zeroed: plain stores, no read-modify-write
+        s.set(JAVA_INT, sqe + OP_FLAGS_OFFSET, msgFlags);
+        s.set(JAVA_SHORT, sqe + IOPRIO_OFFSET, IORING_RECV_MULTISHOT);
+        s.set(JAVA_BYTE, sqe + FLAGS_OFFSET, IOSQE_BUFFER_SELECT);
+        s.set(JAVA_SHORT, sqe + BUF_INDEX_OFFSET, bufferGroup);
         return sqe;
     }
 

@@ -1,0 +1,194 @@
+package io.ringwire.uring;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static io.ringwire.uring.IoUringConstants.*;
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class IoUringTest {
+    @BeforeAll
+    static void requireIoUring() {
+        assumeTrue(IoUringProbe.get().isAvailable(), () -> "io_uring unavailable: "
+            + IoUringProbe.get().unavailabilityCause());
+    }
+
+    @Test
+    void shouldRoundTripNop() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).build()) {
+            ring.sq().prepNop(42);
+            assertEquals(1, ring.sq().pending());
+            Cqes cqes = new Cqes(ring);
+            List<Cqes.Cqe> seen = cqes.awaitTotal(1);
+            assertEquals(42, seen.get(0).userData());
+            assertEquals(0, seen.get(0).res());
+            assertEquals(0, ring.sq().pending());
+            assertTrue(ring.enterCount() >= 1);
+            assertEquals(1, ring.sqesSubmitted());
+        }
+    }
+
+    @Test
+    void shouldGrantBestSetupFlagsOnThisKernel() throws Exception {
+        IoUringProbe probe = IoUringProbe.get();
+        assumeTrue(probe.isSetupFlagSupported(IORING_SETUP_DEFER_TASKRUN));
+        try (IoUring ring = IoUring.builder().entries(8).build()) {
+            int f = ring.setupFlags();
+            assertTrue((f & IORING_SETUP_SINGLE_ISSUER) != 0, IoUringProbe.setupFlagNames(f));
+            assertTrue((f & IORING_SETUP_DEFER_TASKRUN) != 0, IoUringProbe.setupFlagNames(f));
+            assertEquals(List.of(), ring.missingSetupFlags());
+        }
+    }
+
+    @Test
+    void shouldFallBackToCoopTaskrunWhenDeferIsNotWanted() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).deferTaskrun(false).build()) {
+            assertTrue((ring.setupFlags() & IORING_SETUP_COOP_TASKRUN) != 0);
+            assertEquals(0, ring.setupFlags() & IORING_SETUP_DEFER_TASKRUN);
+        }
+    }
+
+    @Test
+    void shouldEnableDisabledRingFromOwnerThread() throws Exception {
+        IoUring[] created = new IoUring[1];
+        Thread creator = new Thread(() -> {
+            try {
+                created[0] = IoUring.builder().entries(8).startDisabled(true).build();
+            } catch (NativeIoException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        creator.start();
+        creator.join();
+        try (IoUring ring = created[0]) {
+            assertNotEquals(0, ring.setupFlags() & IORING_SETUP_R_DISABLED);
+            ring.sq().prepNop(1);
+            assertEquals(-Errno.EBADFD, ring.submit(), "a disabled ring refuses submissions");
+            ring.enable();
+            assertTrue(ring.registerRingFd());
+            ring.sq().prepNop(2);
+            List<Cqes.Cqe> seen = new Cqes(ring).awaitTotal(2);
+            assertEquals(1, seen.get(0).userData(), "the refused SQE was kept, not lost");
+            assertEquals(2, seen.get(1).userData());
+        }
+    }
+
+    @Test
+    void shouldSubmitEverythingInOneEnter() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(64).build()) {
+            for (int i = 0; i < 50; i++) {
+                ring.sq().prepNop(i);
+            }
+            long before = ring.enterCount();
+            assertEquals(50, ring.submitAndWait(50, -1));
+            assertEquals(before + 1, ring.enterCount());
+            Cqes cqes = new Cqes(ring);
+            assertEquals(50, ring.cq().drain(cqes, Integer.MAX_VALUE));
+            for (int i = 0; i < 50; i++) {
+                assertEquals(i, cqes.seen.get(i).userData());
+            }
+        }
+    }
+
+    @Test
+    void shouldSubmitWhenQueueIsFull() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(4).cqEntries(64).build()) {
+            for (int i = 0; i < 10; i++) {
+                ring.sq().prepNop(i);
+            }
+            assertTrue(ring.fullSubmitCount() >= 2);
+            assertEquals(10, new Cqes(ring).awaitTotal(10).size());
+        }
+    }
+
+    @Test
+    void shouldFireTimeout() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).build();
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            var ts = arena.allocate(KernelTimespec.LAYOUT);
+            KernelTimespec.set(ts, 20_000_000L);
+            ring.sq().prepTimeout(ts.address(), 0, 0, 7);
+            Cqes.Cqe c = new Cqes(ring).awaitUserData(7);
+            assertEquals(-Errno.ETIME, c.res(), Errno.name(c.res()));
+        }
+    }
+
+    @Test
+    void shouldReturnEtimeWhenWaitTimesOut() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).build()) {
+            assertEquals(-Errno.ETIME, ring.submitAndWait(1, 5_000_000L));
+        }
+    }
+
+    @Test
+    void shouldCancelPendingOperation() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).build();
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            var ts = arena.allocate(KernelTimespec.LAYOUT);
+            KernelTimespec.set(ts, 60_000_000_000L); // a minute: only the cancel can end it
+            ring.sq().prepTimeout(ts.address(), 0, 0, 1);
+            ring.submit();
+            ring.sq().prepCancel(1, 0, 2);
+            Cqes cqes = new Cqes(ring);
+            Cqes.Cqe cancelled = cqes.awaitUserData(1);
+            Cqes.Cqe cancel = cqes.awaitUserData(2);
+            assertEquals(-Errno.ECANCELED, cancelled.res(), Errno.name(cancelled.res()));
+            assertEquals(0, cancel.res(), Errno.name(cancel.res()));
+        }
+    }
+
+    @Test
+    void shouldWakeFromAnotherThread() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).build(); EventFd wakeup = EventFd.create()) {
+            wakeup.prepRead(ring.sq(), 99);
+            ring.submit();
+            CountDownLatch waiting = new CountDownLatch(1);
+            Thread waker = new Thread(() -> {
+                try {
+                    waiting.await();
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                wakeup.signal();
+            });
+            waker.start();
+            waiting.countDown();
+            int ret = ring.submitAndWait(1, TimeUnit.SECONDS.toNanos(30)); // blocks until the eventfd READ completes
+            assertTrue(ret >= 0, () -> "enter: " + Errno.name(ret));
+            Cqes cqes = new Cqes(ring);
+            ring.cq().drain(cqes, 8);
+            assertEquals(1, cqes.seen.size(), "woken by the READ's CQE, not by the timeout");
+            assertEquals(99, cqes.seen.get(0).userData());
+            assertEquals(8, cqes.seen.get(0).res());
+            waker.join();
+        }
+    }
+
+    @Test
+    void shouldCloseTwiceHarmlesslyAndReleaseEverything() throws Exception {
+        long fds = FdCount.now();
+        long memory = NativeMemory.heldBytes();
+        IoUring ring = IoUring.builder().entries(32).cqEntries(128).build();
+        BufferRing buffers = BufferRing.register(ring, (short) 3, 8, 256);
+        assertTrue(NativeMemory.heldBytes() > memory);
+        assertEquals(fds + 1, FdCount.now());
+        buffers.close();
+        buffers.close();
+        ring.close();
+        ring.close();
+        assertEquals(fds, FdCount.now());
+        assertEquals(memory, NativeMemory.heldBytes());
+    }
+
+    @Test
+    void shouldRejectNonsenseSettings() {
+        assertThrows(IllegalArgumentException.class, () -> IoUring.builder().entries(0));
+        assertThrows(IllegalArgumentException.class, () -> IoUring.builder().cqEntries(-1));
+    }
+}

@@ -1,0 +1,289 @@
+package io.ringwire.uring;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static io.ringwire.uring.SocketConstants.*;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** The binding against real loopback sockets: accept, recv into a buffer ring, send, writev, connect, errors. */
+class SocketOpsTest {
+    private static final InetSocketAddress ANY_LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    private long fdsBefore;
+    private IoUring ring;
+    private Cqes cqes;
+    private final List<Integer> fdsToClose = new ArrayList<>();
+
+    @BeforeAll
+    static void requireFeatures() throws Exception {
+        // java.net opens descriptors of its own once per JVM (e.g. the pre-close socket NIO dup2s over closed fds);
+        // open them now so the per-test fd count sees only what the test itself opens
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             Socket c = new Socket(InetAddress.getLoopbackAddress(), s.getLocalPort());
+             Socket a = s.accept()) {
+            c.getOutputStream().write(1);
+            a.getInputStream().read();
+        }
+        IoUringProbe p = IoUringProbe.get();
+        assumeTrue(p.isAvailable() && p.isMultishotAcceptSupported() && p.isMultishotRecvSupported()
+            && p.isBufferRingSupported(), "kernel lacks multishot accept/recv or buffer rings: " + p.missingForRingwire());
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        fdsBefore = FdCount.now();
+        ring = IoUring.builder().entries(64).cqEntries(256).build();
+        cqes = new Cqes(ring);
+    }
+
+    @AfterEach
+    void tearDown() {
+        for (int fd : fdsToClose) {
+            Libc.close(fd);
+        }
+        ring.close();
+        assertEquals(fdsBefore, FdCount.now(), () -> "file descriptors leaked: " + FdCount.list());
+    }
+
+    private int listener() throws Exception {
+        int fd = Sockets.open(AF_INET, SOCK_STREAM);
+        fdsToClose.add(fd);
+        Sockets.setInt(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+        Sockets.bind(fd, ANY_LOOPBACK);
+        Sockets.listen(fd, 128);
+        return fd;
+    }
+
+    private static int port(int fd) throws Exception {
+        return ((InetSocketAddress) Sockets.localAddress(fd)).getPort();
+    }
+
+    /** One accepted connection: a java.net client and the server-side fd accepted by the ring. */
+    private record Pair(Socket client, int serverFd) { }
+
+    private Pair connectedPair() throws Exception {
+        int lfd = listener();
+        ring.sq().prepAccept(lfd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC, 1);
+        Socket client = new Socket(InetAddress.getLoopbackAddress(), port(lfd));
+        Cqes.Cqe c = cqes.awaitUserData(1);
+        assertTrue(c.res() >= 0, () -> Errno.name(c.res()));
+        fdsToClose.add(c.res());
+        return new Pair(client, c.res());
+    }
+
+    @Test
+    void shouldAcceptSeveralClientsWithOneMultishotAccept() throws Exception {
+        int lfd = listener();
+        ring.sq().prepAcceptMultishot(lfd, SOCK_NONBLOCK | SOCK_CLOEXEC, 5);
+        ring.submit();
+        List<Socket> clients = new ArrayList<>();
+        try {
+            for (int i = 0; i < 5; i++) {
+                clients.add(new Socket(InetAddress.getLoopbackAddress(), port(lfd)));
+            }
+            List<Cqes.Cqe> seen = cqes.awaitTotal(5);
+            Set<Integer> fds = new HashSet<>();
+            for (Cqes.Cqe c : seen) {
+                assertEquals(5, c.userData());
+                assertTrue(c.res() >= 0, () -> Errno.name(c.res()));
+                assertTrue(c.more(), "multishot accept stays armed");
+                fds.add(c.res());
+                fdsToClose.add(c.res());
+                assertEquals(clients.get(0).getLocalAddress(),
+                    ((InetSocketAddress) Sockets.remoteAddress(c.res())).getAddress());
+            }
+            assertEquals(5, fds.size(), "five distinct connections");
+            assertEquals(1, ring.sqesSubmitted(), "one SQE served all five");
+            cqes.seen.clear();
+            ring.sq().prepCancel(5, 0, 6);
+            Cqes.Cqe ended = cqes.awaitUserData(5);
+            assertEquals(-Errno.ECANCELED, ended.res());
+            assertFalse(ended.more());
+            cqes.awaitUserData(6);
+        } finally {
+            for (Socket s : clients) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    void shouldReceiveIntoBufferRingAndRearmAfterEnobufsWithoutLosingBytes() throws Exception {
+        Pair p = connectedPair();
+        final int entries = 4;
+        final int size = 64;
+        try (Socket client = p.client(); BufferRing buffers = BufferRing.register(ring, (short) 1, entries, size)) {
+            byte[] sent = new byte[entries * size * 5 + 17];
+            for (int i = 0; i < sent.length; i++) {
+                sent[i] = (byte) (i * 31 + 7);
+            }
+            OutputStream out = client.getOutputStream();
+            out.write(sent);
+            out.flush();
+            java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+            int enobufs = 0;
+            int arms = 0;
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (got.size() < sent.length) {
+                // arm, then read CQEs without returning any buffer until the request ends: with more data than
+                // the ring holds, it must end with ENOBUFS
+                ring.sq().prepRecvMultishot(p.serverFd(), buffers.groupId(), 0, 10 + arms);
+                arms++;
+                List<Integer> held = new ArrayList<>();
+                boolean more = true;
+                while (more) {
+                    assertTrue(System.nanoTime() < deadline, "stuck at " + got.size() + " of " + sent.length);
+                    ring.submitAndWait(1, 200_000_000L);
+                    List<Cqes.Cqe> batch = new ArrayList<>();
+                    ring.cq().drain((ud, res, flags) -> batch.add(new Cqes.Cqe(ud, res, flags)), 64);
+                    for (Cqes.Cqe c : batch) {
+                        more = c.more();
+                        if (c.res() == -Errno.ENOBUFS) {
+                            enobufs++;
+                            continue;
+                        }
+                        assertTrue(c.res() > 0, () -> "recv: " + Errno.name(c.res()));
+                        assertTrue(c.hasBuffer());
+                        buffers.taken();
+                        byte[] chunk = new byte[c.res()];
+                        MemorySegment.copy(buffers.segment(), JAVA_BYTE, (long) c.bufferId() * size, chunk, 0,
+                            c.res());
+                        got.write(chunk);
+                        held.add(c.bufferId());
+                    }
+                    if (got.size() == sent.length) {
+                        break;
+                    }
+                }
+                for (int bid : held) {
+                    buffers.recycle(bid);
+                }
+                buffers.publish();
+            }
+            assertArrayEquals(sent, got.toByteArray(), "every byte, in order");
+            assertTrue(enobufs >= 1, "the ring ran dry at least once");
+            assertTrue(arms >= 2, "the recv was re-armed after ENOBUFS");
+            assertEquals(0, buffers.outstanding());
+            ring.sq().prepCancelFd(p.serverFd(), 11);
+            cqes.awaitUserData(11);
+            ring.cq().drain(cqes, 64); // the cancelled recv's CQE, if it was still armed
+        }
+    }
+
+    @Test
+    void shouldSendAndWritevManyBuffers() throws Exception {
+        Pair p = connectedPair();
+        try (Socket client = p.client(); Arena arena = Arena.ofConfined()) {
+            int n = 64;
+            int each = 100;
+            MemorySegment data = arena.allocate((long) n * each);
+            for (int i = 0; i < n * each; i++) {
+                data.set(JAVA_BYTE, i, (byte) i);
+            }
+            MemorySegment iov = arena.allocate(16L * n, 8); // struct iovec { void *base; size_t len; }
+            for (int i = 0; i < n; i++) {
+                iov.set(JAVA_LONG, 16L * i, data.address() + (long) i * each);
+                iov.set(JAVA_LONG, 16L * i + 8, each);
+            }
+            ring.sq().prepWritev(p.serverFd(), iov.address(), n, -1, 20);
+            ring.sq().prepSend(p.serverFd(), data.address(), 10, MSG_NOSIGNAL, 21);
+            assertEquals(n * each, cqes.awaitUserData(20).res());
+            assertEquals(10, cqes.awaitUserData(21).res());
+            InputStream in = client.getInputStream();
+            byte[] got = in.readNBytes(n * each + 10);
+            for (int i = 0; i < n * each; i++) {
+                assertEquals((byte) i, got[i], "byte " + i);
+            }
+            for (int i = 0; i < 10; i++) {
+                assertEquals((byte) i, got[n * each + i]);
+            }
+        }
+    }
+
+    @Test
+    void shouldConnectAndReportRefusedConnectionByName() throws Exception {
+        // a port that was bound and closed again: nothing listens there
+        int probe = Sockets.open(AF_INET, SOCK_STREAM);
+        Sockets.bind(probe, ANY_LOOPBACK);
+        int deadPort = port(probe);
+        Libc.close(probe);
+        try (ServerSocket live = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()); Arena arena = Arena.ofConfined()) {
+            MemorySegment sa = arena.allocate(SockAddr.STORAGE_SIZE, 8);
+            int ok = Sockets.open(AF_INET, SOCK_STREAM);
+            fdsToClose.add(ok);
+            int len = SockAddr.write(new InetSocketAddress(InetAddress.getLoopbackAddress(), live.getLocalPort()), sa, false);
+            ring.sq().prepConnect(ok, sa.address(), len, 30);
+            assertEquals(0, cqes.awaitUserData(30).res());
+            assertEquals(live.getLocalPort(), ((InetSocketAddress) Sockets.remoteAddress(ok)).getPort());
+
+            int refused = Sockets.open(AF_INET, SOCK_STREAM);
+            fdsToClose.add(refused);
+            len = SockAddr.write(new InetSocketAddress(InetAddress.getLoopbackAddress(), deadPort), sa, false);
+            ring.sq().prepConnect(refused, sa.address(), len, 31);
+            int res = cqes.awaitUserData(31).res();
+            assertEquals(-Errno.ECONNREFUSED, res);
+            NativeIoException e = assertThrows(NativeIoException.class, () -> NativeIoException.check(res, "connect"));
+            assertEquals("ECONNREFUSED", e.errnoName());
+            assertEquals("connect failed: ECONNREFUSED (Connection refused)", e.getMessage());
+        }
+    }
+
+    @Test
+    void shouldNameErrnoOfBadDescriptor() {
+        ring.sq().prepSend(987_654, 0, 0, 0, 40);
+        int res = cqes.awaitUserData(40).res();
+        assertEquals(-Errno.EBADF, res);
+        assertEquals("EBADF", Errno.name(res));
+        NativeIoException e = assertThrows(NativeIoException.class, () -> Sockets.close(987_654));
+        assertEquals(Errno.EBADF, e.errno());
+        assertTrue(e.getMessage().startsWith("close failed: EBADF"), e.getMessage());
+    }
+
+    @Test
+    void shouldShutdownAndClose() throws Exception {
+        Pair p = connectedPair();
+        try (Socket client = p.client()) {
+            ring.sq().prepShutdown(p.serverFd(), SHUT_WR, 50);
+            assertEquals(0, cqes.awaitUserData(50).res());
+            assertEquals(-1, client.getInputStream().read(), "the client sees EOF");
+            ring.sq().prepClose(p.serverFd(), 51);
+            assertEquals(0, cqes.awaitUserData(51).res());
+            fdsToClose.remove(Integer.valueOf(p.serverFd()));
+        }
+    }
+
+    @Test
+    void shouldRoundTripSocketOptionsAndAddresses() throws Exception {
+        int fd = listener();
+        Sockets.setInt(fd, SOL_SOCKET, SO_RCVBUF, 65536);
+        assertTrue(Sockets.getInt(fd, SOL_SOCKET, SO_RCVBUF) >= 65536);
+        Sockets.setLinger(fd, true, 0);
+        assertEquals(0, Sockets.getLinger(fd));
+        Sockets.setLinger(fd, false, 0);
+        assertEquals(-1, Sockets.getLinger(fd));
+        InetSocketAddress local = (InetSocketAddress) Sockets.localAddress(fd);
+        assertEquals(InetAddress.getLoopbackAddress(), local.getAddress());
+        assertTrue(local.getPort() > 0);
+        NativeIoException e = assertThrows(NativeIoException.class, () -> Sockets.remoteAddress(fd));
+        assertEquals("ENOTCONN", e.errnoName());
+    }
+}
