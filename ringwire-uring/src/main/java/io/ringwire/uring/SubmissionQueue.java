@@ -71,6 +71,11 @@ public final class SubmissionQueue {
         return tail - publishedTail;
     }
 
+    /** @return SQEs published or prepared that the kernel has not consumed yet (0 after a successful enter) */
+    public int unconsumed() {
+        return tail - (int) INT.getAcquire(rings, kheadOffset);
+    }
+
     /** @return free slots right now (without submitting) */
     public int remaining() {
         return entries - (tail - (int) INT.getAcquire(rings, kheadOffset));
@@ -183,6 +188,42 @@ public final class SubmissionQueue {
     }
 
     /**
+     * Sets the op-specific flags word (msg_flags, timeout_flags, accept_flags, ...).
+     *
+     * @param sqe   an offset from a {@code prep*} method
+     * @param flags the value
+     */
+    public void setOpFlags(long sqe, int flags) {
+        opFlags(sqe, flags);
+    }
+
+    /**
+     * Sets buf_index / buf_group.
+     *
+     * @param sqe   an offset from a {@code prep*} method
+     * @param index the value
+     */
+    public void setBufIndex(long sqe, short index) {
+        sqes.set(JAVA_SHORT, sqe + BUF_INDEX_OFFSET, index);
+    }
+
+    /**
+     * An SQE with the fields every op shares ({@code io_uring_prep_rw}); for ops without a {@code prep*} method of
+     * their own. Set the rest with {@link #addFlags}, {@link #addIoprio}, {@link #setOpFlags}, {@link #setBufIndex}.
+     *
+     * @param opcode   {@code IORING_OP_*}
+     * @param fd       descriptor
+     * @param addr     addr field
+     * @param len      len field
+     * @param off      off field
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepRaw(byte opcode, int fd, long addr, int len, long off, long userData) {
+        return prepRw(opcode, fd, addr, len, off, userData);
+    }
+
+    /**
      * A read-only view of one SQE's field, for tests and tracing.
      *
      * @param sqe    offset of the SQE
@@ -255,6 +296,25 @@ public final class SubmissionQueue {
         // the SQE is freshly zeroed: plain stores, no read-modify-write
         s.set(JAVA_INT, sqe + OP_FLAGS_OFFSET, msgFlags);
         s.set(JAVA_SHORT, sqe + IOPRIO_OFFSET, IORING_RECV_MULTISHOT);
+        s.set(JAVA_BYTE, sqe + FLAGS_OFFSET, IOSQE_BUFFER_SELECT);
+        s.set(JAVA_SHORT, sqe + BUF_INDEX_OFFSET, bufferGroup);
+        return sqe;
+    }
+
+    /**
+     * Single-shot RECV into a buffer the kernel picks from a provided buffer ring ({@code io_uring_prep_recv} with
+     * {@code IOSQE_BUFFER_SELECT}): for reading on demand ({@code autoRead} off) without giving up the shared ring.
+     *
+     * @param fd          connected socket
+     * @param bufferGroup the buffer ring's group id
+     * @param msgFlags    recv flags
+     * @param userData    passed back in the CQE
+     * @return the SQE
+     */
+    public long prepRecvBufferSelect(int fd, short bufferGroup, int msgFlags, long userData) {
+        long sqe = prepRw(IORING_OP_RECV, fd, 0, 0, 0, userData);
+        MemorySegment s = sqes;
+        s.set(JAVA_INT, sqe + OP_FLAGS_OFFSET, msgFlags);
         s.set(JAVA_BYTE, sqe + FLAGS_OFFSET, IOSQE_BUFFER_SELECT);
         s.set(JAVA_SHORT, sqe + BUF_INDEX_OFFSET, bufferGroup);
         return sqe;

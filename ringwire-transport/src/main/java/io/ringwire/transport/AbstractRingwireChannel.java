@@ -1,0 +1,200 @@
+package io.ringwire.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.AbstractChannel;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.ringwire.uring.Libc;
+import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.Sockets;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
+
+import static io.ringwire.uring.IoUringConstants.IORING_ASYNC_CANCEL_ALL;
+
+/**
+ * What every Ringwire channel shares: the socket fd, the registration with the loop's {@link RingwireIoHandler},
+ * addresses, and the close path. Closing cancels every operation the kernel holds for the channel (by user_data, so a
+ * reused fd number is never hit), then closes the fd; the registration leaves the loop only after the last of those
+ * completions, which is when memory they point at may be reused.
+ */
+public abstract class AbstractRingwireChannel extends AbstractChannel {
+    static final InternalLogger logger = InternalLoggerFactory.getInstance(AbstractRingwireChannel.class);
+
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+
+    /** The socket; -1 once closed. */
+    protected int fd;
+    protected volatile boolean active;
+    private volatile boolean open = true;
+    RingwireIoRegistration registration;
+    /** What Netty's loop handed out (a wrapper that also counts registrations); cancelled on deregister. */
+    private IoRegistration loopRegistration;
+    private volatile SocketAddress local;
+    private volatile SocketAddress remote;
+
+    AbstractRingwireChannel(Channel parent, int fd, boolean active) {
+        super(parent);
+        this.fd = fd;
+        this.active = active;
+    }
+
+    /** @return the socket's file descriptor, or -1 once closed */
+    public int fd() {
+        return fd;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return active;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        return loop instanceof IoEventLoop l && l.isCompatible(RingwireUnsafe.class);
+    }
+
+    @Override
+    protected void doRegister(ChannelPromise promise) {
+        ((IoEventLoop) eventLoop()).register((RingwireUnsafe) unsafe()).addListener(f -> {
+            if (f.isSuccess()) {
+                loopRegistration = (IoRegistration) f.getNow();
+                registration = loopRegistration.attachment();
+                promise.setSuccess();
+            } else {
+                promise.setFailure(f.cause());
+            }
+        });
+    }
+
+    @Override
+    protected void doDeregister() {
+        IoRegistration r = loopRegistration;
+        if (r != null) {
+            r.cancel();
+        }
+    }
+
+    /** @return the in-flight ops to cancel on close, as user_data (opcode + data) of this registration */
+    abstract void cancelInFlight(RingwireIoRegistration r);
+
+    /** Cancels one op of this channel by its user_data; its CQE comes back with -ECANCELED. */
+    final void cancel(RingwireIoRegistration r, byte opcode, int data) {
+        r.sq().prepCancel(r.userData(opcode, data), IORING_ASYNC_CANCEL_ALL,
+            r.nextUserData(io.ringwire.uring.IoUringConstants.IORING_OP_ASYNC_CANCEL, 0));
+    }
+
+    @Override
+    protected void doClose() throws Exception {
+        active = false;
+        open = false;
+        int f = fd;
+        if (f < 0) {
+            return;
+        }
+        fd = -1;
+        RingwireIoRegistration r = registration;
+        if (r != null && r.isValid() && eventLoop().inEventLoop()) {
+            cancelInFlight(r);
+        }
+        // ops the kernel still holds keep their own reference to the socket; the cancels above release them
+        NativeIoException.check(Libc.close(f), "close");
+    }
+
+    @Override
+    protected void doDisconnect() throws Exception {
+        doClose();
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        SocketAddress a = local;
+        if (a == null && fd >= 0) {
+            try {
+                local = a = Sockets.localAddress(fd);
+            } catch (NativeIoException e) {
+                return null;
+            }
+        }
+        return a;
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0() {
+        SocketAddress a = remote;
+        if (a == null && fd >= 0 && active) {
+            try {
+                remote = a = Sockets.remoteAddress(fd);
+            } catch (NativeIoException e) {
+                return null;
+            }
+        }
+        return a;
+    }
+
+    void cacheRemoteAddress(SocketAddress a) {
+        remote = a;
+    }
+
+    void resetLocalAddress() {
+        local = null;
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) throws Exception {
+        checkResolvable(localAddress);
+        Sockets.bind(fd, localAddress);
+        local = Sockets.localAddress(fd);
+    }
+
+    static void checkResolvable(SocketAddress a) throws UnknownHostException {
+        if (a instanceof InetSocketAddress i && i.isUnresolved()) {
+            throw new UnknownHostException(i.getHostString());
+        }
+    }
+
+    /** Heap buffers become direct ones, so writes can hand their addresses to the kernel. */
+    static ByteBuf toDirect(ByteBuf buf, ByteBufAllocator alloc) {
+        if (buf.isDirect()) {
+            return buf;
+        }
+        int n = buf.readableBytes();
+        ByteBuf direct = alloc.directBuffer(n);
+        direct.writeBytes(buf, buf.readerIndex(), n);
+        ReferenceCountUtil.safeRelease(buf);
+        return direct;
+    }
+
+    /** The unsafe of every Ringwire channel is also its {@link RingwireIoHandle}. */
+    abstract class RingwireUnsafe extends AbstractUnsafe implements RingwireIoHandle {
+        @Override
+        public void close() {
+            close(voidPromise());
+        }
+
+        @Override
+        public void unregistered() {
+            // every op the kernel held for this channel has completed
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package io.ringwire.transport;
+
+import io.netty.util.concurrent.EventExecutor;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What one Ringwire event loop has done, counted as it happens: the numbers that decide io_uring vs epoll.
+ * {@link #sqesPerEnter()} is n, the batch per {@code io_uring_enter} of the seed-002 cost model.
+ *
+ * <p>Written only by the loop's thread; read from anywhere ({@link #of(EventExecutor)}, {@link #all()}). A reader on
+ * another thread may see values a few updates old, never torn ones (64-bit fields on a 64-bit JVM).
+ */
+public final class RingwireCounters {
+    private static final Map<Object, RingwireCounters> LIVE = new ConcurrentHashMap<>();
+
+    private final String name;
+    long iterations;
+    long enters;
+    long sqes;
+    long cqes;
+    long recvs;
+    long recvBytes;
+    long writes;
+    long writeIovecs;
+    long writeBytes;
+    long bufferRingExhausted;
+    long accepts;
+    long acceptBackoffs;
+
+    RingwireCounters(String name) {
+        this.name = name;
+    }
+
+    static void publish(Object loop, RingwireCounters counters) {
+        LIVE.put(loop, counters);
+    }
+
+    static void retire(Object loop) {
+        LIVE.remove(loop);
+    }
+
+    /**
+     * @param loop a Ringwire event loop (e.g. {@code channel.eventLoop()})
+     * @return its counters, or {@code null} if it is not a live Ringwire loop
+     */
+    public static RingwireCounters of(EventExecutor loop) {
+        return LIVE.get(loop);
+    }
+
+    /** @return the counters of every live Ringwire event loop in this JVM */
+    public static List<RingwireCounters> all() {
+        return List.copyOf(LIVE.values());
+    }
+
+    /** @return the loop's thread name at creation */
+    public String name() {
+        return name;
+    }
+
+    /** @return event-loop iterations (calls of the IoHandler's run) */
+    public long iterations() {
+        return iterations;
+    }
+
+    /** @return {@code io_uring_enter} system calls */
+    public long enters() {
+        return enters;
+    }
+
+    /** @return SQEs the kernel consumed */
+    public long sqes() {
+        return sqes;
+    }
+
+    /** @return CQEs reaped */
+    public long cqes() {
+        return cqes;
+    }
+
+    /** @return recv completions that carried data */
+    public long recvs() {
+        return recvs;
+    }
+
+    /** @return bytes received */
+    public long recvBytes() {
+        return recvBytes;
+    }
+
+    /** @return write SQEs completed (WRITEV/SEND) */
+    public long writes() {
+        return writes;
+    }
+
+    /** @return iovecs handed to those writes */
+    public long writeIovecs() {
+        return writeIovecs;
+    }
+
+    /** @return bytes written */
+    public long writeBytes() {
+        return writeBytes;
+    }
+
+    /** @return times a multishot recv ended with ENOBUFS because the buffer ring was empty */
+    public long bufferRingExhausted() {
+        return bufferRingExhausted;
+    }
+
+    /** @return connections accepted */
+    public long accepts() {
+        return accepts;
+    }
+
+    /** @return times accept paused because the process was out of descriptors (EMFILE/ENFILE) */
+    public long acceptBackoffs() {
+        return acceptBackoffs;
+    }
+
+    /** @return n: SQEs per enter */
+    public double sqesPerEnter() {
+        return enters == 0 ? 0 : (double) sqes / enters;
+    }
+
+    /** @return CQEs per enter */
+    public double cqesPerEnter() {
+        return enters == 0 ? 0 : (double) cqes / enters;
+    }
+
+    /** @return mean bytes per recv */
+    public double bytesPerRecv() {
+        return recvs == 0 ? 0 : (double) recvBytes / recvs;
+    }
+
+    /** @return mean iovecs per write */
+    public double iovecsPerWrite() {
+        return writes == 0 ? 0 : (double) writeIovecs / writes;
+    }
+
+    @Override
+    public String toString() {
+        return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
+                + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d accepts=%d "
+                + "acceptBackoffs=%d", name, iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
+            bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, accepts, acceptBackoffs);
+    }
+}

@@ -1,0 +1,426 @@
+package io.ringwire.transport;
+
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoRegistration;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.concurrent.ThreadAwareExecutor;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.ringwire.uring.BufferRing;
+import io.ringwire.uring.CompletionHandler;
+import io.ringwire.uring.CompletionQueue;
+import io.ringwire.uring.Errno;
+import io.ringwire.uring.EventFd;
+import io.ringwire.uring.IoUring;
+import io.ringwire.uring.IoUringConstants;
+import io.ringwire.uring.IoUringCqe;
+import io.ringwire.uring.IoUringProbe;
+import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.SubmissionQueue;
+
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static io.ringwire.uring.IoUringConstants.IORING_OP_ASYNC_CANCEL;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_READ;
+
+/**
+ * Netty's {@link IoHandler} on one io_uring: one ring per event loop, owned by the loop's thread.
+ *
+ * <p>One iteration ({@link #run}) is: let the handles that asked gather their writes into SQEs; one
+ * {@code io_uring_enter} that submits every SQE produced since the last one and waits, if the loop has nothing else
+ * to do, until a completion, the next scheduled task's deadline (the enter's own timeout), or a wake-up from another
+ * thread (an eventfd READ kept in the ring); then drain the CQ in one batch, dispatching each CQE by the registration
+ * id in its user_data ({@link UserData}); then return the receive buffers used and publish them once.
+ *
+ * <p>Shutdown cancels whatever is still in flight and waits, bounded, for those completions before freeing the
+ * memory they point at.
+ */
+public final class RingwireIoHandler implements IoHandler {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RingwireIoHandler.class);
+
+    /** Buffer group id of the loop's receive buffer ring. */
+    static final short RECV_BUFFER_GROUP = 0;
+    private static final int MAX_CQES_PER_DRAIN = 4096;
+    private static final long WAKEUP_USER_DATA = UserData.encode(UserData.HANDLER_ID, IORING_OP_READ, 0);
+    private static final long CANCEL_ALL_USER_DATA = UserData.encode(UserData.HANDLER_ID, IORING_OP_ASYNC_CANCEL, 0);
+
+    private final ThreadAwareExecutor executor;
+    private final RingwireIoHandlerConfig config;
+    private final IoUring ring;
+    private final SubmissionQueue sq;
+    private final CompletionQueue cq;
+    private final EventFd wakeupFd;
+    private final AtomicBoolean wakeupPending = new AtomicBoolean();
+    private final IntObjectHashMap<RingwireIoRegistration> registrations = new IntObjectHashMap<>();
+    private final List<RingwireIoRegistration> beforeEnter = new ArrayList<>();
+    private final List<RingwireIoRegistration> afterCompletions = new ArrayList<>();
+    private final RingwireIoEvent event = new RingwireIoEvent();
+    private final CompletionHandler dispatcher = this::dispatch;
+    private final RingwireCounters counters;
+    private final Arena scratchArena;
+    private final MemorySegment scratch;
+    private long scratchUsed;
+
+    private BufferRing recvBuffers;
+    private ByteBuffer[] recvBufferViews;
+    private int nextId = 1;
+    private boolean wakeupReadArmed;
+    private boolean shuttingDown;
+    private boolean destroyed;
+
+    private RingwireIoHandler(ThreadAwareExecutor executor, RingwireIoHandlerConfig config) {
+        this.executor = executor;
+        this.config = config;
+        IoUringProbe probe = IoUringProbe.get();
+        if (!probe.isAvailable()) {
+            throw new UnsupportedOperationException("io_uring is unavailable", probe.unavailabilityCause());
+        }
+        if (!probe.missingForRingwire().isEmpty()) {
+            throw new UnsupportedOperationException("this kernel (" + probe.kernelRelease() + ") lacks what Ringwire "
+                + "needs: " + String.join(", ", probe.missingForRingwire()));
+        }
+        IoUring r = null;
+        EventFd e = null;
+        try {
+            // Netty builds handlers on one thread and runs them on another: create disabled, enable in initialize()
+            r = IoUring.builder().entries(config.ringEntries()).cqEntries(config.cqEntries())
+                .deferTaskrun(config.deferTaskrun()).startDisabled(true).build();
+            e = EventFd.create();
+        } catch (NativeIoException ex) {
+            if (r != null) {
+                r.close();
+            }
+            throw new UncheckedIOException(ex);
+        }
+        this.ring = r;
+        this.wakeupFd = e;
+        this.sq = r.sq();
+        this.cq = r.cq();
+        this.counters = new RingwireCounters(String.valueOf(executor));
+        // iovecs and sockaddrs for one iteration's SQEs: the kernel copies them at submission (FEAT_SUBMIT_STABLE),
+        // so the space is reused after every enter
+        this.scratchArena = Arena.ofShared();
+        this.scratch = scratchArena.allocate((long) config.iovecCapacity() * 16 + 64 * 1024, 64);
+        if (!r.missingSetupFlags().isEmpty()) {
+            logger.info("io_uring set-up gave up: {}", r.missingSetupFlags());
+        }
+    }
+
+    /** @return a factory for handlers with the default {@link RingwireIoHandlerConfig} */
+    public static IoHandlerFactory newFactory() {
+        return newFactory(RingwireIoHandlerConfig.builder().build());
+    }
+
+    /**
+     * @param config the settings every handler of the factory gets
+     * @return a factory for {@code new MultiThreadIoEventLoopGroup(n, factory)}
+     */
+    public static IoHandlerFactory newFactory(RingwireIoHandlerConfig config) {
+        return executor -> new RingwireIoHandler(executor, config);
+    }
+
+    // ------------------------------------------------------------------------------------------ lifecycle
+
+    @Override
+    public void initialize() {
+        try {
+            ring.enable(); // this thread becomes the ring's single issuer
+            if (config.registerRingFd()) {
+                ring.registerRingFd();
+            }
+            recvBuffers = BufferRing.register(ring, RECV_BUFFER_GROUP, config.bufferRingEntries(),
+                config.bufferSize());
+        } catch (NativeIoException e) {
+            throw new UncheckedIOException(e);
+        }
+        MemorySegment all = recvBuffers.segment();
+        recvBufferViews = new ByteBuffer[config.bufferRingEntries()];
+        for (int bid = 0; bid < recvBufferViews.length; bid++) {
+            recvBufferViews[bid] = all.asSlice((long) bid * config.bufferSize(), config.bufferSize()).asByteBuffer();
+        }
+        RingwireCounters.publish(executor, counters);
+    }
+
+    @Override
+    public int run(IoHandlerContext context) {
+        counters.iterations++;
+        prepareHandlesBeforeEnter();
+        int ret;
+        if (cq.ready() == 0 && context.canBlock()) {
+            if (!wakeupReadArmed) {
+                wakeupFd.prepRead(sq, WAKEUP_USER_DATA);
+                wakeupReadArmed = true;
+            }
+            long timeout = context.deadlineNanos() == -1 ? -1 : context.delayNanos(System.nanoTime());
+            ret = ring.submitAndWait(timeout == 0 ? 0 : 1, timeout);
+        } else {
+            ret = ring.submitAndWait(0, -1); // submit, and run deferred completions, without waiting
+        }
+        if (sq.unconsumed() == 0) {
+            scratchUsed = 0; // the kernel has copied everything the SQEs pointed at
+        }
+        counters.enters = ring.enterCount();
+        counters.sqes = ring.sqesSubmitted();
+        if (ret < 0 && ret != -Errno.ETIME && ret != -Errno.EINTR && ret != -Errno.EBUSY && ret != -Errno.EAGAIN) {
+            logger.warn("io_uring_enter failed: {}", Errno.name(ret));
+        }
+        return drainCompletions();
+    }
+
+    private void prepareHandlesBeforeEnter() {
+        List<RingwireIoRegistration> list = beforeEnter;
+        // a handle may ask again while being prepared; the index loop sees those too
+        for (int i = 0; i < list.size(); i++) {
+            RingwireIoRegistration r = list.get(i);
+            r.beforeEnterRequested = false;
+            RingwireIoHandle h = r.fastHandle();
+            if (h != null && r.isValid()) {
+                h.prepareBeforeEnter();
+            }
+        }
+        list.clear();
+    }
+
+    private int drainCompletions() {
+        int total = 0;
+        int n;
+        do {
+            n = cq.drain(dispatcher, MAX_CQES_PER_DRAIN);
+            total += n;
+        } while (n == MAX_CQES_PER_DRAIN);
+        counters.cqes += total;
+        List<RingwireIoRegistration> list = afterCompletions;
+        for (int i = 0; i < list.size(); i++) {
+            RingwireIoRegistration r = list.get(i);
+            r.afterCompletionsRequested = false;
+            RingwireIoHandle h = r.fastHandle();
+            if (h != null) {
+                h.afterCompletions();
+            }
+        }
+        list.clear();
+        if (recvBuffers != null) {
+            recvBuffers.publish();
+        }
+        return total;
+    }
+
+    private void dispatch(long userData, int res, int flags) {
+        int id = UserData.id(userData);
+        byte op = UserData.opcode(userData);
+        if (id == UserData.HANDLER_ID) {
+            if (userData == WAKEUP_USER_DATA) {
+                wakeupReadArmed = false;
+                wakeupPending.set(false);
+            }
+            return;
+        }
+        RingwireIoRegistration r = registrations.get(id);
+        if (r == null) {
+            logger.debug("completion for unknown registration {}: op={} res={}", id, IoUringConstants.opName(op), res);
+            return;
+        }
+        boolean last = !IoUringCqe.hasMore(flags);
+        try {
+            RingwireIoHandle h = r.fastHandle();
+            if (h != null) {
+                h.complete(op, res, flags, UserData.data(userData));
+            } else {
+                event.set(op, res, flags, UserData.data(userData));
+                r.handle().handle(r, event);
+            }
+        } catch (Error e) {
+            throw e;
+        } catch (Throwable t) {
+            logger.warn("completion handler of {} threw", r.handle(), t);
+        } finally {
+            if (last && r.completed()) {
+                unregister(r);
+            }
+        }
+    }
+
+    @Override
+    public void prepareToDestroy() {
+        shuttingDown = true;
+        for (RingwireIoRegistration r : new ArrayList<>(registrations.values())) {
+            try {
+                r.handle().close();
+            } catch (Exception e) {
+                logger.debug("closing {} on shutdown failed", r.handle(), e);
+            }
+        }
+    }
+
+    @Override
+    public void destroy() {
+        if (destroyed) {
+            return;
+        }
+        destroyed = true;
+        RingwireCounters.retire(executor);
+        // cancel everything still in flight (the wake-up read too) and wait, bounded, for those completions: the
+        // kernel may write into receive buffers until then
+        sq.prepCancel(0, IoUringConstants.IORING_ASYNC_CANCEL_ANY | IoUringConstants.IORING_ASYNC_CANCEL_ALL,
+            CANCEL_ALL_USER_DATA);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while ((wakeupReadArmed || !registrations.isEmpty()) && System.nanoTime() < deadline) {
+            ring.submitAndWait(1, TimeUnit.MILLISECONDS.toNanos(50));
+            drainCompletions();
+            if (!registrations.isEmpty()) {
+                // a handle that never called cancel() still holds its id: nothing more will arrive for it
+                boolean anyInFlight = false;
+                for (RingwireIoRegistration r : registrations.values()) {
+                    anyInFlight |= r.inFlight() > 0;
+                }
+                if (!anyInFlight) {
+                    break;
+                }
+            }
+        }
+        boolean quiet = !wakeupReadArmed && allIdle();
+        if (quiet) {
+            if (recvBuffers != null) {
+                recvBuffers.close();
+            }
+            wakeupFd.close();
+            ring.close();
+            scratchArena.close();
+        } else {
+            // something the kernel may still write to is in flight: close the ring (the kernel cancels and waits),
+            // but leave the buffer memory to the GC-less void rather than risk a write into freed memory
+            logger.warn("io_uring operations still in flight at shutdown; closing the ring without freeing their "
+                + "buffers: {}", registrations.values());
+            ring.close();
+        }
+    }
+
+    private boolean allIdle() {
+        for (RingwireIoRegistration r : registrations.values()) {
+            if (r.inFlight() > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // ------------------------------------------------------------------------------------------ registrations
+
+    @Override
+    public IoRegistration register(IoHandle handle) throws Exception {
+        if (shuttingDown) {
+            throw new IllegalStateException("RingwireIoHandler is shutting down");
+        }
+        int start = nextId;
+        for (;;) {
+            int id = nextId++;
+            if (nextId <= 0) {
+                nextId = 1; // ids are positive; 0 belongs to the handler
+            }
+            if (!registrations.containsKey(id)) {
+                RingwireIoRegistration r = new RingwireIoRegistration(this, handle, id);
+                registrations.put(id, r);
+                handle.registered();
+                return r;
+            }
+            if (nextId == start) {
+                throw new IllegalStateException("registration id space exhausted");
+            }
+        }
+    }
+
+    void unregister(RingwireIoRegistration r) {
+        if (registrations.remove(r.id()) != null) {
+            r.handle().unregistered();
+        }
+    }
+
+    void requestBeforeEnter(RingwireIoRegistration r) {
+        beforeEnter.add(r);
+    }
+
+    void requestAfterCompletions(RingwireIoRegistration r) {
+        afterCompletions.add(r);
+    }
+
+    @Override
+    public void wakeup() {
+        if (!executor.isExecutorThread(Thread.currentThread()) && !wakeupPending.getAndSet(true)) {
+            wakeupFd.signal();
+        }
+    }
+
+    @Override
+    public boolean isCompatible(Class<? extends IoHandle> handleType) {
+        return RingwireIoHandle.class.isAssignableFrom(handleType);
+    }
+
+    // ------------------------------------------------------------------------------------------ for channels
+
+    SubmissionQueue sq() {
+        return sq;
+    }
+
+    RingwireIoHandlerConfig config() {
+        return config;
+    }
+
+    RingwireCounters counters() {
+        return counters;
+    }
+
+    BufferRing recvBuffers() {
+        return recvBuffers;
+    }
+
+    /**
+     * A view of one receive buffer, positioned on {@code [offset, offset + length)}; reused, valid until the next
+     * call.
+     */
+    ByteBuffer recvBufferView(int bid, int offset, int length) {
+        ByteBuffer v = recvBufferViews[bid];
+        v.clear().position(offset).limit(offset + length);
+        return v;
+    }
+
+    /**
+     * Native scratch space valid until the next enter (the kernel copies it at submission), e.g. for iovecs or a
+     * sockaddr. Submits early when the iteration has used it all.
+     */
+    long scratch(int bytes) {
+        long aligned = (bytes + 15) & ~15L;
+        if (scratchUsed + aligned > scratch.byteSize()) {
+            if (aligned > scratch.byteSize()) {
+                throw new IllegalArgumentException("scratch request too large: bytes=" + bytes);
+            }
+            ring.submit(); // hand over what the SQEs point at, then reuse the space
+            if (sq.unconsumed() != 0) {
+                throw new IllegalStateException("io_uring_enter did not take the queued SQEs; scratch space is full");
+            }
+            scratchUsed = 0;
+        }
+        long address = scratch.address() + scratchUsed;
+        scratchUsed += aligned;
+        return address;
+    }
+
+    /** @return the scratch segment, for writing what {@link #scratch(int)} returned */
+    MemorySegment scratchSegment() {
+        return scratch;
+    }
+
+    @Override
+    public String toString() {
+        return "RingwireIoHandler[" + ring + "]";
+    }
+}

@@ -1,0 +1,155 @@
+package io.ringwire.transport;
+
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoOps;
+import io.netty.channel.IoRegistration;
+import io.ringwire.uring.SubmissionQueue;
+
+/**
+ * One {@link IoHandle} registered with a {@link RingwireIoHandler}: its id in every user_data, and the count of its
+ * operations the kernel still holds. A cancelled registration leaves the handler's table only when that count
+ * reaches zero, so memory an in-flight SQE points at is never freed before its CQE ({@link IoHandle#unregistered()}
+ * is the signal that it may be).
+ *
+ * <p>Every method must run on the event loop's thread.
+ */
+public final class RingwireIoRegistration implements IoRegistration {
+    private final RingwireIoHandler handler;
+    private final IoHandle handle;
+    private final RingwireIoHandle fastHandle;
+    private final int id;
+    private int inFlight;
+    private boolean cancelled;
+    boolean beforeEnterRequested;
+    boolean afterCompletionsRequested;
+
+    RingwireIoRegistration(RingwireIoHandler handler, IoHandle handle, int id) {
+        this.handler = handler;
+        this.handle = handle;
+        this.fastHandle = handle instanceof RingwireIoHandle h ? h : null;
+        this.id = id;
+    }
+
+    /** @return the id in this registration's user_data */
+    public int id() {
+        return id;
+    }
+
+    /** @return the handler's submission queue, for preparing SQEs in place */
+    public SubmissionQueue sq() {
+        return handler.sq();
+    }
+
+    /** @return the handler this registration belongs to */
+    public RingwireIoHandler handler() {
+        return handler;
+    }
+
+    /**
+     * The user_data for an op of this registration, counting it as in flight: call once per SQE prepared.
+     *
+     * @param opcode the SQE's {@code IORING_OP_*}
+     * @param data   24 bits
+     * @return the user_data to put in the SQE
+     */
+    public long nextUserData(byte opcode, int data) {
+        inFlight++;
+        return UserData.encode(id, opcode, data);
+    }
+
+    /**
+     * The user_data an op of this registration carries, without counting anything (for ASYNC_CANCEL targets).
+     *
+     * @param opcode the target's opcode
+     * @param data   the target's data
+     * @return the user_data
+     */
+    public long userData(byte opcode, int data) {
+        return UserData.encode(id, opcode, data);
+    }
+
+    /** @return operations submitted whose final CQE has not arrived */
+    public int inFlight() {
+        return inFlight;
+    }
+
+    /** Asks for one {@link RingwireIoHandle#prepareBeforeEnter()} call before the next enter. */
+    public void prepareBeforeEnter() {
+        if (!beforeEnterRequested) {
+            beforeEnterRequested = true;
+            handler.requestBeforeEnter(this);
+        }
+    }
+
+    /** Asks for one {@link RingwireIoHandle#afterCompletions()} call after the current batch of completions. */
+    public void notifyAfterCompletions() {
+        if (!afterCompletionsRequested) {
+            afterCompletionsRequested = true;
+            handler.requestAfterCompletions(this);
+        }
+    }
+
+    RingwireIoHandle fastHandle() {
+        return fastHandle;
+    }
+
+    IoHandle handle() {
+        return handle;
+    }
+
+    /** A final CQE (no F_MORE) arrived; returns whether the registration is now finished. */
+    boolean completed() {
+        inFlight--;
+        return cancelled && inFlight <= 0;
+    }
+
+    /**
+     * @return this registration itself: Netty hands out a wrapper around it, and this is how a channel reaches the
+     *         fast path behind the wrapper
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T attachment() {
+        return (T) this;
+    }
+
+    @Override
+    public long submit(IoOps ops) {
+        if (!(ops instanceof RingwireIoOps o)) {
+            throw new IllegalArgumentException("expected RingwireIoOps, got " + (ops == null ? null : ops.getClass()));
+        }
+        if (cancelled) {
+            return -1;
+        }
+        long userData = nextUserData(o.opcode(), o.data());
+        SubmissionQueue q = handler.sq();
+        long sqe = q.prepRaw(o.opcode(), o.fd(), o.addr(), o.len(), o.off(), userData);
+        q.addFlags(sqe, o.flags());
+        q.addIoprio(sqe, o.ioprio());
+        q.setOpFlags(sqe, o.opFlags());
+        q.setBufIndex(sqe, o.bufIndex());
+        return userData;
+    }
+
+    @Override
+    public boolean isValid() {
+        return !cancelled;
+    }
+
+    @Override
+    public boolean cancel() {
+        if (cancelled) {
+            return false;
+        }
+        cancelled = true;
+        if (inFlight <= 0) {
+            handler.unregister(this);
+        }
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "RingwireIoRegistration[id=" + id + ", inFlight=" + inFlight + ", cancelled=" + cancelled + "]";
+    }
+}

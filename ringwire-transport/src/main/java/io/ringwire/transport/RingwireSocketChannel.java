@@ -1,0 +1,649 @@
+package io.ringwire.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.channel.socket.InternetProtocolFamily;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.Future;
+import io.ringwire.uring.BufferRing;
+import io.ringwire.uring.Errno;
+import io.ringwire.uring.IoUringCqe;
+import io.ringwire.uring.Libc;
+import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.SockAddr;
+import io.ringwire.uring.SocketConstants;
+import io.ringwire.uring.Sockets;
+import io.ringwire.uring.SubmissionQueue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ConnectionPendingException;
+import java.util.concurrent.TimeUnit;
+
+import static io.ringwire.uring.IoUringConstants.IORING_OP_CONNECT;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_RECV;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_SEND;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A TCP connection on io_uring.
+ *
+ * <p><b>Reads</b> come from one multishot RECV [6.0] per connection, into the loop's shared provided buffer ring;
+ * each CQE's bytes are copied into a buffer from the channel's allocator and the ring slot is returned at once, so the
+ * ring never starves for long and no slot outlives its CQE. With {@code autoRead} off, each {@code read()} issues one
+ * single-shot RECV from the same ring, and turning {@code autoRead} off cancels the multishot one: the transport stops
+ * consuming when the application stops reading. {@code channelReadComplete} fires once per batch of completions.
+ *
+ * <p><b>Writes</b>: {@code flush()} only marks the channel; just before the loop's next {@code io_uring_enter} all
+ * flushed buffers are gathered into one SEND (one buffer) or SENDMSG (up to 1024 iovecs, capped at
+ * {@link RingwireIoHandlerConfig#maxBytesPerWrite()} bytes), so one iteration's flushes leave in one SQE. At most one
+ * write is in flight per channel, so order holds and the bytes the kernel holds are bounded; its completion removes
+ * what was written (a short write continues from there), which updates writability synchronously.
+ */
+public final class RingwireSocketChannel extends AbstractRingwireChannel implements SocketChannel {
+    private static final int MULTISHOT = 0;
+    private static final int SINGLE = 1;
+    private static final int IOV_MAX = 1024;
+    private static final int MSGHDR_SIZE = 56;
+
+    private final RingwireSocketChannelConfig config;
+    private final boolean ipv6;
+
+    private boolean multishotArmed;
+    private boolean singleRecvInFlight;
+    private boolean readPending;
+    private boolean readInBatch;
+    private boolean eofSeen;
+    private boolean recvNeedsRearm;
+    private IOException readError;
+    private volatile boolean inputShutdown;
+    private volatile boolean outputShutdown;
+
+    private boolean writeInFlight;
+    private int writeIovecs;
+
+    private ChannelPromise connectPromise;
+    private Future<?> connectTimeout;
+    private SocketAddress requestedRemote;
+
+    /** A client socket: dual-stack IPv6 when the host has IPv6, otherwise IPv4. */
+    public RingwireSocketChannel() {
+        this(defaultFamily());
+    }
+
+    /**
+     * @param family the address family to open the socket in
+     */
+    public RingwireSocketChannel(InternetProtocolFamily family) {
+        super(null, open(family), false);
+        this.ipv6 = family == InternetProtocolFamily.IPv6;
+        this.config = new RingwireSocketChannelConfig(this);
+    }
+
+    RingwireSocketChannel(RingwireServerSocketChannel parent, int fd) throws NativeIoException {
+        super(parent, fd, true);
+        this.ipv6 = Sockets.isIpv6(fd);
+        this.config = new RingwireSocketChannelConfig(this);
+    }
+
+    static InternetProtocolFamily defaultFamily() {
+        int probe = Libc.socket(SocketConstants.AF_INET6, SocketConstants.SOCK_STREAM | SocketConstants.SOCK_CLOEXEC,
+            0);
+        if (probe >= 0) {
+            Libc.close(probe);
+            return InternetProtocolFamily.IPv6;
+        }
+        return InternetProtocolFamily.IPv4;
+    }
+
+    private static int open(InternetProtocolFamily family) {
+        try {
+            return Sockets.open(family == InternetProtocolFamily.IPv6 ? SocketConstants.AF_INET6
+                : SocketConstants.AF_INET, SocketConstants.SOCK_STREAM);
+        } catch (NativeIoException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    boolean isIpv6() {
+        return ipv6;
+    }
+
+    @Override
+    public ServerSocketChannel parent() {
+        return (ServerSocketChannel) super.parent();
+    }
+
+    @Override
+    public RingwireSocketChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) super.remoteAddress();
+    }
+
+    // ------------------------------------------------------------------------------------------ half-closure
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown || !isActive() && !isOpen();
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outputShutdown || !isActive() && !isOpen();
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return (inputShutdown && outputShutdown) || !isActive() && !isOpen();
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        if (eventLoop().inEventLoop()) {
+            ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
+        } else {
+            eventLoop().execute(() -> ((AbstractUnsafe) unsafe()).shutdownOutput(promise));
+        }
+        return promise;
+    }
+
+    @Override
+    protected void doShutdownOutput() throws Exception {
+        if (!outputShutdown) {
+            outputShutdown = true;
+            NativeIoException.check(Libc.shutdown(fd, SocketConstants.SHUT_WR), "shutdown(SHUT_WR)");
+        }
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        if (eventLoop().inEventLoop()) {
+            shutdownInput0(promise);
+        } else {
+            eventLoop().execute(() -> shutdownInput0(promise));
+        }
+        return promise;
+    }
+
+    private void shutdownInput0(ChannelPromise promise) {
+        try {
+            if (!inputShutdown) {
+                inputShutdown = true;
+                NativeIoException.check(Libc.shutdown(fd, SocketConstants.SHUT_RD), "shutdown(SHUT_RD)");
+            }
+            promise.setSuccess();
+        } catch (Throwable t) {
+            promise.setFailure(t);
+        }
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        ChannelFuture output = shutdownOutput();
+        output.addListener(f -> shutdownInput(newPromise()).addListener(in -> {
+            Throwable cause = f.cause() != null ? f.cause() : in.cause();
+            if (cause == null) {
+                promise.setSuccess();
+            } else {
+                promise.setFailure(cause);
+            }
+        }));
+        return promise;
+    }
+
+    // ------------------------------------------------------------------------------------------ reading
+
+    @Override
+    protected void doBeginRead() {
+        readPending = true;
+        armRecv();
+    }
+
+    private void armRecv() {
+        RingwireIoRegistration r = registration;
+        if (!active || inputShutdown || eofSeen || r == null || !r.isValid() || fd < 0) {
+            return;
+        }
+        SubmissionQueue q = r.sq();
+        if (config.isAutoRead()) {
+            if (!multishotArmed) {
+                multishotArmed = true;
+                q.prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0,
+                    r.nextUserData(IORING_OP_RECV, MULTISHOT));
+            }
+        } else if (readPending && !multishotArmed && !singleRecvInFlight) {
+            singleRecvInFlight = true;
+            q.prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, r.nextUserData(IORING_OP_RECV, SINGLE));
+        }
+    }
+
+    void clearReadPending() {
+        readPending = false;
+        RingwireIoRegistration r = registration;
+        if (multishotArmed && r != null && r.isValid() && eventLoop().inEventLoop()) {
+            cancel(r, IORING_OP_RECV, MULTISHOT);
+        }
+    }
+
+    @Override
+    void cancelInFlight(RingwireIoRegistration r) {
+        if (multishotArmed) {
+            cancel(r, IORING_OP_RECV, MULTISHOT);
+        }
+        if (singleRecvInFlight) {
+            cancel(r, IORING_OP_RECV, SINGLE);
+        }
+        if (writeInFlight) {
+            cancel(r, writeIovecs == 1 ? IORING_OP_SEND : IORING_OP_SENDMSG, 0);
+        }
+        if (connectPromise != null) {
+            cancel(r, IORING_OP_CONNECT, 0);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ writing
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        if (msg instanceof ByteBuf buf) {
+            return toDirect(buf, alloc());
+        }
+        throw new UnsupportedOperationException("unsupported message type: " + msg.getClass().getName()
+            + " (Ringwire's socket channel writes ByteBuf; FileRegion is not supported yet)");
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) {
+        if (!writeInFlight && registration != null) {
+            registration.prepareBeforeEnter(); // gather once, just before the loop's enter
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ the handle
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new SocketUnsafe();
+    }
+
+    private final class SocketUnsafe extends RingwireUnsafe implements ChannelOutboundBuffer.MessageProcessor {
+        private RecvByteBufAllocator.ExtendedHandle allocHandle;
+        private MemorySegment scratch;
+        private long iovBase;
+        private int iovCount;
+        private long iovBytes;
+        private long maxBytes;
+
+        private RecvByteBufAllocator.ExtendedHandle allocHandle() {
+            if (allocHandle == null) {
+                allocHandle = (RecvByteBufAllocator.ExtendedHandle) recvBufAllocHandle();
+            }
+            return allocHandle;
+        }
+
+        @Override
+        public void connect(SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+                return;
+            }
+            try {
+                if (connectPromise != null) {
+                    throw new ConnectionPendingException();
+                }
+                if (active) {
+                    throw new AlreadyConnectedException();
+                }
+                if (local != null) {
+                    doBind(local);
+                }
+                checkResolvable(remote);
+                RingwireIoRegistration r = registration;
+                RingwireIoHandler h = r.handler();
+                long sa = h.scratch(SockAddr.STORAGE_SIZE);
+                MemorySegment seg = h.scratchSegment();
+                int len = SockAddr.write(remote, seg.asSlice(sa - seg.address(), SockAddr.STORAGE_SIZE), ipv6);
+                r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0));
+                connectPromise = promise;
+                requestedRemote = remote;
+                int timeoutMillis = config.getConnectTimeoutMillis();
+                if (timeoutMillis > 0) {
+                    connectTimeout = eventLoop().schedule(() -> {
+                        ChannelPromise p = connectPromise;
+                        if (p != null && !p.isDone() && p.tryFailure(new ConnectTimeoutException(
+                            "connection timed out after " + timeoutMillis + " ms: " + remote))) {
+                            close(voidPromise());
+                        }
+                    }, timeoutMillis, TimeUnit.MILLISECONDS);
+                }
+                promise.addListener(f -> {
+                    if (f.isCancelled()) {
+                        cancelConnectTimeout();
+                        connectPromise = null;
+                        close(voidPromise());
+                    }
+                });
+            } catch (Throwable t) {
+                promise.tryFailure(annotateConnectException(t, remote));
+                closeIfClosed();
+            }
+        }
+
+        private void cancelConnectTimeout() {
+            if (connectTimeout != null) {
+                connectTimeout.cancel(false);
+                connectTimeout = null;
+            }
+        }
+
+        @Override
+        public void complete(byte opcode, int res, int flags, int data) {
+            switch (opcode) {
+                case IORING_OP_RECV -> recvComplete(res, flags, data);
+                case IORING_OP_SEND, IORING_OP_SENDMSG -> writeComplete(res);
+                case IORING_OP_CONNECT -> connectComplete(res);
+                default -> { } // our own ASYNC_CANCELs
+            }
+        }
+
+        // ---------------------------------------------------------------- connect
+
+        private void connectComplete(int res) {
+            ChannelPromise promise = connectPromise;
+            connectPromise = null;
+            cancelConnectTimeout();
+            if (promise == null || promise.isDone()) {
+                return; // timed out or cancelled: already failed and closing
+            }
+            if (res == 0) {
+                boolean wasActive = active;
+                active = true;
+                resetLocalAddress();
+                if (requestedRemote instanceof InetSocketAddress) {
+                    cacheRemoteAddress(requestedRemote);
+                }
+                boolean promiseSet = promise.trySuccess();
+                if (!wasActive) {
+                    pipeline().fireChannelActive();
+                }
+                if (!promiseSet) {
+                    close(voidPromise());
+                }
+                return;
+            }
+            if (res == -Errno.ECANCELED && !isOpen()) {
+                promise.tryFailure(new java.nio.channels.ClosedChannelException());
+                return;
+            }
+            ConnectException e = new ConnectException("connect failed: " + Errno.name(res) + " ("
+                + Errno.description(res) + ")");
+            promise.tryFailure(annotateConnectException(e, requestedRemote));
+            closeIfClosed();
+            close(voidPromise());
+        }
+
+        // ---------------------------------------------------------------- recv
+
+        private void recvComplete(int res, int flags, int data) {
+            boolean more = IoUringCqe.hasMore(flags);
+            if (data == MULTISHOT) {
+                multishotArmed &= more;
+            } else {
+                singleRecvInFlight = false;
+            }
+            RingwireIoRegistration r = registration;
+            RingwireIoHandler h = r.handler();
+            if (res > 0) {
+                BufferRing buffers = h.recvBuffers();
+                int bid = IoUringCqe.bufferId(flags);
+                buffers.taken();
+                try {
+                    deliver(h, bid, res);
+                } finally {
+                    buffers.recycle(bid); // returned at once: the bytes now live in the pipeline's buffer
+                }
+                if (data == SINGLE) {
+                    readPending = false;
+                }
+            } else if (res == 0) {
+                eofSeen = true;
+            } else if (res == -Errno.ENOBUFS) {
+                h.counters().bufferRingExhausted++;
+            } else if (res != -Errno.ECANCELED) {
+                readError = new NativeIoException("recv", res);
+            }
+            if (!more) {
+                recvNeedsRearm = true;
+            }
+            r.notifyAfterCompletions();
+        }
+
+        private void deliver(RingwireIoHandler h, int bid, int length) {
+            RingwireCounters c = h.counters();
+            c.recvs++;
+            c.recvBytes += length;
+            RecvByteBufAllocator.ExtendedHandle handle = allocHandle();
+            if (!readInBatch) {
+                readInBatch = true;
+                handle.reset(config);
+            }
+            ByteBufAllocator alloc = config.getAllocator();
+            ChannelPipeline p = pipeline();
+            int offset = 0;
+            while (offset < length) {
+                ByteBuf buf = handle.allocate(alloc);
+                int n = Math.min(length - offset, buf.writableBytes());
+                ByteBuffer view = h.recvBufferView(bid, offset, n);
+                buf.writeBytes(view);
+                offset += n;
+                handle.lastBytesRead(n);
+                handle.incMessagesRead(1);
+                p.fireChannelRead(buf);
+            }
+        }
+
+        @Override
+        public void afterCompletions() {
+            ChannelPipeline p = pipeline();
+            if (readInBatch) {
+                readInBatch = false;
+                allocHandle().readComplete();
+                p.fireChannelReadComplete();
+            }
+            if (readError != null) {
+                IOException e = readError;
+                readError = null;
+                p.fireExceptionCaught(e);
+                close(voidPromise());
+                return;
+            }
+            if (eofSeen) {
+                handleEof();
+                return;
+            }
+            if (recvNeedsRearm) {
+                recvNeedsRearm = false;
+                if (config.isAutoRead() || readPending) {
+                    armRecv();
+                }
+            }
+            if (!config.isAutoRead() && !readPending && multishotArmed) {
+                cancel(registration, IORING_OP_RECV, MULTISHOT);
+            }
+        }
+
+        private void handleEof() {
+            if (!isOpen()) {
+                return;
+            }
+            if (config.isAllowHalfClosure()) {
+                if (!inputShutdown) {
+                    inputShutdown = true;
+                    Libc.shutdown(fd, SocketConstants.SHUT_RD);
+                    pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+                    pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+                }
+            } else {
+                close(voidPromise());
+            }
+        }
+
+        // ---------------------------------------------------------------- write
+
+        @Override
+        public void prepareBeforeEnter() {
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (writeInFlight || in == null || fd < 0 || !active) {
+                return;
+            }
+            RingwireIoRegistration r = registration;
+            RingwireIoHandler h = r.handler();
+            int want = Math.min(Math.max(in.size(), 1) * 4, IOV_MAX); // composite buffers may need several
+            scratch = h.scratchSegment();
+            long region = h.scratch(MSGHDR_SIZE + 16 * want);
+            iovBase = region + MSGHDR_SIZE;
+            iovCount = 0;
+            iovBytes = 0;
+            maxBytes = h.config().maxBytesPerWrite();
+            capacity = want;
+            try {
+                in.forEachFlushedMessage(this);
+            } catch (Exception e) {
+                handleWriteError(e);
+                return;
+            }
+            if (iovCount == 0) {
+                // only empty buffers were flushed: drop them, nothing goes to the kernel
+                while (in.current() instanceof ByteBuf b && !b.isReadable()) {
+                    in.remove();
+                }
+                return;
+            }
+            SubmissionQueue q = r.sq();
+            long base = scratch.address();
+            if (iovCount == 1) {
+                long addr = scratch.get(JAVA_LONG, iovBase - base);
+                int len = (int) scratch.get(JAVA_LONG, iovBase - base + 8);
+                q.prepSend(fd, addr, len, SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0));
+            } else {
+                // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }: only the iovecs are set
+                long m = region - base;
+                scratch.asSlice(m, MSGHDR_SIZE).fill((byte) 0);
+                scratch.set(JAVA_LONG, m + 16, iovBase);
+                scratch.set(JAVA_LONG, m + 24, iovCount);
+                q.prepSendmsg(fd, region, SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SENDMSG, 0));
+            }
+            writeInFlight = true;
+            writeIovecs = iovCount;
+            RingwireCounters c = h.counters();
+            c.writes++;
+            c.writeIovecs += iovCount;
+        }
+
+        private int capacity;
+
+        @Override
+        public boolean processMessage(Object msg) {
+            if (!(msg instanceof ByteBuf buf)) {
+                return false;
+            }
+            int readable = buf.readableBytes();
+            if (readable == 0) {
+                return true;
+            }
+            if (buf.hasMemoryAddress()) {
+                return addIovec(buf.memoryAddress() + buf.readerIndex(), readable);
+            }
+            int count = buf.nioBufferCount();
+            if (count == 1) {
+                ByteBuffer nio = buf.internalNioBuffer(buf.readerIndex(), readable);
+                return addIovec(MemorySegment.ofBuffer(nio).address(), readable);
+            }
+            if (iovCount + count > capacity) {
+                return false;
+            }
+            for (ByteBuffer nio : buf.nioBuffers(buf.readerIndex(), readable)) {
+                if (nio.hasRemaining() && !addIovec(MemorySegment.ofBuffer(nio).address(), nio.remaining())) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private boolean addIovec(long address, int length) {
+            if (iovCount == capacity || iovBytes >= maxBytes) {
+                return false;
+            }
+            int len = (int) Math.min(length, maxBytes - iovBytes);
+            long off = iovBase - scratch.address() + 16L * iovCount;
+            scratch.set(JAVA_LONG, off, address);
+            scratch.set(JAVA_LONG, off + 8, len);
+            iovCount++;
+            iovBytes += len;
+            return len == length;
+        }
+
+        private void writeComplete(int res) {
+            writeInFlight = false;
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (res >= 0) {
+                registration.handler().counters().writeBytes += res;
+                if (in != null) {
+                    in.removeBytes(res);
+                    if (!in.isEmpty()) {
+                        doWrite(in);
+                    }
+                }
+                return;
+            }
+            if (res == -Errno.ECANCELED || in == null) {
+                return;
+            }
+            handleWriteError(new NativeIoException("send", res));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RingwireSocketChannel[fd=" + fd + ", " + localAddress() + " -> " + remoteAddress() + "]";
+    }
+}

@@ -1,0 +1,270 @@
+package io.ringwire.transport;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelException;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultChannelConfig;
+import io.netty.channel.MessageSizeEstimator;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannelConfig;
+import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.Sockets;
+
+import java.util.Map;
+
+import static io.ringwire.uring.SocketConstants.*;
+
+/** Options of a {@link RingwireSocketChannel}; socket options go straight to the kernel. */
+public final class RingwireSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
+    private final RingwireSocketChannel channel;
+    private volatile boolean allowHalfClosure;
+
+    RingwireSocketChannelConfig(RingwireSocketChannel channel) {
+        super(channel);
+        this.channel = channel;
+        setTcpNoDelay(true); // Netty's default for every TCP transport
+    }
+
+    private int fd() {
+        return channel.fd();
+    }
+
+    @Override
+    public Map<ChannelOption<?>, Object> getOptions() {
+        return getOptions(super.getOptions(), ChannelOption.SO_RCVBUF, ChannelOption.SO_SNDBUF,
+            ChannelOption.TCP_NODELAY, ChannelOption.SO_KEEPALIVE, ChannelOption.SO_REUSEADDR,
+            ChannelOption.SO_LINGER, ChannelOption.IP_TOS, ChannelOption.ALLOW_HALF_CLOSURE,
+            RingwireChannelOption.SO_REUSEPORT, RingwireChannelOption.TCP_QUICKACK);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(ChannelOption<T> option) {
+        if (option == ChannelOption.SO_RCVBUF) {
+            return (T) Integer.valueOf(getReceiveBufferSize());
+        }
+        if (option == ChannelOption.SO_SNDBUF) {
+            return (T) Integer.valueOf(getSendBufferSize());
+        }
+        if (option == ChannelOption.TCP_NODELAY) {
+            return (T) Boolean.valueOf(isTcpNoDelay());
+        }
+        if (option == ChannelOption.SO_KEEPALIVE) {
+            return (T) Boolean.valueOf(isKeepAlive());
+        }
+        if (option == ChannelOption.SO_REUSEADDR) {
+            return (T) Boolean.valueOf(isReuseAddress());
+        }
+        if (option == ChannelOption.SO_LINGER) {
+            return (T) Integer.valueOf(getSoLinger());
+        }
+        if (option == ChannelOption.IP_TOS) {
+            return (T) Integer.valueOf(getTrafficClass());
+        }
+        if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
+            return (T) Boolean.valueOf(isAllowHalfClosure());
+        }
+        if (option == RingwireChannelOption.SO_REUSEPORT) {
+            return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_REUSEPORT));
+        }
+        if (option == RingwireChannelOption.TCP_QUICKACK) {
+            return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), IPPROTO_TCP, TCP_QUICKACK));
+        }
+        return super.getOption(option);
+    }
+
+    @Override
+    public <T> boolean setOption(ChannelOption<T> option, T value) {
+        validate(option, value);
+        if (option == ChannelOption.SO_RCVBUF) {
+            setReceiveBufferSize((Integer) value);
+        } else if (option == ChannelOption.SO_SNDBUF) {
+            setSendBufferSize((Integer) value);
+        } else if (option == ChannelOption.TCP_NODELAY) {
+            setTcpNoDelay((Boolean) value);
+        } else if (option == ChannelOption.SO_KEEPALIVE) {
+            setKeepAlive((Boolean) value);
+        } else if (option == ChannelOption.SO_REUSEADDR) {
+            setReuseAddress((Boolean) value);
+        } else if (option == ChannelOption.SO_LINGER) {
+            setSoLinger((Integer) value);
+        } else if (option == ChannelOption.IP_TOS) {
+            setTrafficClass((Integer) value);
+        } else if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
+            setAllowHalfClosure((Boolean) value);
+        } else if (option == RingwireChannelOption.SO_REUSEPORT) {
+            SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
+        } else if (option == RingwireChannelOption.TCP_QUICKACK) {
+            SocketOptions.setBoolean(fd(), IPPROTO_TCP, TCP_QUICKACK, (Boolean) value);
+        } else {
+            return super.setOption(option, value);
+        }
+        return true;
+    }
+
+    @Override
+    public boolean isTcpNoDelay() {
+        return SocketOptions.getBoolean(fd(), IPPROTO_TCP, TCP_NODELAY);
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setTcpNoDelay(boolean tcpNoDelay) {
+        SocketOptions.setBoolean(fd(), IPPROTO_TCP, TCP_NODELAY, tcpNoDelay);
+        return this;
+    }
+
+    @Override
+    public int getSoLinger() {
+        try {
+            return Sockets.getLinger(fd());
+        } catch (NativeIoException e) {
+            throw new ChannelException(e);
+        }
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setSoLinger(int soLinger) {
+        try {
+            Sockets.setLinger(fd(), soLinger >= 0, Math.max(soLinger, 0));
+        } catch (NativeIoException e) {
+            throw new ChannelException(e);
+        }
+        return this;
+    }
+
+    @Override
+    public int getSendBufferSize() {
+        return SocketOptions.get(fd(), SOL_SOCKET, SO_SNDBUF);
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setSendBufferSize(int sendBufferSize) {
+        SocketOptions.set(fd(), SOL_SOCKET, SO_SNDBUF, sendBufferSize);
+        return this;
+    }
+
+    @Override
+    public int getReceiveBufferSize() {
+        return SocketOptions.get(fd(), SOL_SOCKET, SO_RCVBUF);
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setReceiveBufferSize(int receiveBufferSize) {
+        SocketOptions.set(fd(), SOL_SOCKET, SO_RCVBUF, receiveBufferSize);
+        return this;
+    }
+
+    @Override
+    public boolean isKeepAlive() {
+        return SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_KEEPALIVE);
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setKeepAlive(boolean keepAlive) {
+        SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_KEEPALIVE, keepAlive);
+        return this;
+    }
+
+    @Override
+    public int getTrafficClass() {
+        return channel.isIpv6() ? SocketOptions.get(fd(), IPPROTO_IPV6, IPV6_TCLASS)
+            : SocketOptions.get(fd(), IPPROTO_IP, IP_TOS);
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setTrafficClass(int trafficClass) {
+        if (channel.isIpv6()) {
+            SocketOptions.set(fd(), IPPROTO_IPV6, IPV6_TCLASS, trafficClass);
+        }
+        SocketOptions.set(fd(), IPPROTO_IP, IP_TOS, trafficClass);
+        return this;
+    }
+
+    @Override
+    public boolean isReuseAddress() {
+        return SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_REUSEADDR);
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setReuseAddress(boolean reuseAddress) {
+        SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_REUSEADDR, reuseAddress);
+        return this;
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setPerformancePreferences(int connectionTime, int latency, int bandwidth) {
+        return this;
+    }
+
+    @Override
+    public boolean isAllowHalfClosure() {
+        return allowHalfClosure;
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setAllowHalfClosure(boolean allowHalfClosure) {
+        this.allowHalfClosure = allowHalfClosure;
+        return this;
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setConnectTimeoutMillis(int connectTimeoutMillis) {
+        super.setConnectTimeoutMillis(connectTimeoutMillis);
+        return this;
+    }
+
+    @Override
+    @Deprecated
+    public RingwireSocketChannelConfig setMaxMessagesPerRead(int maxMessagesPerRead) {
+        super.setMaxMessagesPerRead(maxMessagesPerRead);
+        return this;
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setWriteSpinCount(int writeSpinCount) {
+        super.setWriteSpinCount(writeSpinCount);
+        return this;
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setAllocator(ByteBufAllocator allocator) {
+        super.setAllocator(allocator);
+        return this;
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setRecvByteBufAllocator(RecvByteBufAllocator allocator) {
+        super.setRecvByteBufAllocator(allocator);
+        return this;
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setAutoRead(boolean autoRead) {
+        super.setAutoRead(autoRead);
+        return this;
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setAutoClose(boolean autoClose) {
+        super.setAutoClose(autoClose);
+        return this;
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setMessageSizeEstimator(MessageSizeEstimator estimator) {
+        super.setMessageSizeEstimator(estimator);
+        return this;
+    }
+
+    @Override
+    public RingwireSocketChannelConfig setWriteBufferWaterMark(WriteBufferWaterMark writeBufferWaterMark) {
+        super.setWriteBufferWaterMark(writeBufferWaterMark);
+        return this;
+    }
+
+    @Override
+    protected void autoReadCleared() {
+        channel.clearReadPending();
+    }
+}

@@ -1,0 +1,66 @@
+package io.ringwire.transport.testsuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapFactory;
+import io.netty.testsuite.transport.socket.SocketTestPermutation;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.ringwire.transport.RingwireIoHandler;
+import io.ringwire.transport.RingwireServerSocketChannel;
+import io.ringwire.transport.RingwireSocketChannel;
+
+import java.util.List;
+
+/**
+ * Netty's socket test permutations with Ringwire in them, the way Netty's own io_uring and epoll modules run the
+ * testsuite: Ringwire server × Ringwire client, Ringwire server × NIO client, NIO server × Ringwire client.
+ */
+public final class RingwireSocketTestPermutation extends SocketTestPermutation {
+    static final RingwireSocketTestPermutation INSTANCE = new RingwireSocketTestPermutation();
+
+    static final EventLoopGroup RINGWIRE_BOSS = new MultiThreadIoEventLoopGroup(1,
+        new DefaultThreadFactory("testsuite-ringwire-boss", true), RingwireIoHandler.newFactory());
+    static final EventLoopGroup RINGWIRE_WORKER = new MultiThreadIoEventLoopGroup(NUM_THREADS,
+        new DefaultThreadFactory("testsuite-ringwire-worker", true), RingwireIoHandler.newFactory());
+
+    private final EventLoopGroup nioGroup = new MultiThreadIoEventLoopGroup(NUM_THREADS,
+        new DefaultThreadFactory("testsuite-ringwire-nio", true), NioIoHandler.newFactory());
+
+    @Override
+    public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket() {
+        return combo(serverSocket(), clientSocket());
+    }
+
+    @Override
+    public List<BootstrapFactory<ServerBootstrap>> serverSocket() {
+        BootstrapFactory<ServerBootstrap> ringwire = () -> new ServerBootstrap()
+            .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerSocketChannel.class);
+        BootstrapFactory<ServerBootstrap> nio = () -> new ServerBootstrap()
+            .group(nioGroup, nioGroup).channel(NioServerSocketChannel.class);
+        return List.of(ringwire, nio);
+    }
+
+    @Override
+    public List<BootstrapFactory<Bootstrap>> clientSocket() {
+        BootstrapFactory<Bootstrap> ringwire = () -> new Bootstrap()
+            .group(RINGWIRE_WORKER).channel(RingwireSocketChannel.class);
+        BootstrapFactory<Bootstrap> nio = () -> new Bootstrap()
+            .group(nioGroup).channel(NioSocketChannel.class);
+        return List.of(ringwire, nio);
+    }
+
+    /** Every combination except NIO × NIO, which tests nothing of Ringwire's. */
+    @Override
+    protected <A extends io.netty.bootstrap.AbstractBootstrap<?, ?>, B extends io.netty.bootstrap.AbstractBootstrap<?, ?>>
+        List<BootstrapComboFactory<A, B>> combo(List<BootstrapFactory<A>> sbfs, List<BootstrapFactory<B>> cbfs) {
+        List<BootstrapComboFactory<A, B>> all = super.combo(sbfs, cbfs);
+        all.remove(all.size() - 1);
+        return all;
+    }
+}
