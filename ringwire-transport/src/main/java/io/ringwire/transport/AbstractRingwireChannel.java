@@ -42,11 +42,14 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
     private IoRegistration loopRegistration;
     private volatile SocketAddress local;
     private volatile SocketAddress remote;
+    /** Whether the socket has a local address worth asking for: bound, connected or accepted. */
+    private volatile boolean hasLocalAddress;
 
     AbstractRingwireChannel(Channel parent, int fd, boolean active) {
         super(parent);
         this.fd = fd;
         this.active = active;
+        this.hasLocalAddress = active;
     }
 
     /** @return the socket's file descriptor, or -1 once closed */
@@ -129,7 +132,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
     @Override
     protected SocketAddress localAddress0() {
         SocketAddress a = local;
-        if (a == null && fd >= 0) {
+        if (a == null && fd >= 0 && hasLocalAddress) {
             try {
                 local = a = Sockets.localAddress(fd);
             } catch (NativeIoException e) {
@@ -158,6 +161,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
 
     void resetLocalAddress() {
         local = null;
+        hasLocalAddress = true;
     }
 
     @Override
@@ -165,6 +169,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         checkResolvable(localAddress);
         Sockets.bind(fd, localAddress);
         local = Sockets.localAddress(fd);
+        hasLocalAddress = true;
     }
 
     static void checkResolvable(SocketAddress a) throws UnknownHostException {

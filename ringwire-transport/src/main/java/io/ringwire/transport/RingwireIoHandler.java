@@ -185,7 +185,13 @@ public final class RingwireIoHandler implements IoHandler {
             r.beforeEnterRequested = false;
             RingwireIoHandle h = r.fastHandle();
             if (h != null && r.isValid()) {
-                h.prepareBeforeEnter();
+                try {
+                    h.prepareBeforeEnter();
+                } catch (Error e) {
+                    throw e;
+                } catch (Throwable t) {
+                    logger.warn("prepareBeforeEnter of {} threw", h, t);
+                }
             }
         }
         list.clear();
@@ -205,7 +211,13 @@ public final class RingwireIoHandler implements IoHandler {
             r.afterCompletionsRequested = false;
             RingwireIoHandle h = r.fastHandle();
             if (h != null) {
-                h.afterCompletions();
+                try {
+                    h.afterCompletions();
+                } catch (Error e) {
+                    throw e;
+                } catch (Throwable t) {
+                    logger.warn("afterCompletions of {} threw", h, t);
+                }
             }
         }
         list.clear();

@@ -36,6 +36,7 @@ import java.nio.channels.ConnectionPendingException;
 import java.util.concurrent.TimeUnit;
 
 import static io.ringwire.uring.IoUringConstants.IORING_OP_CONNECT;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_POLL_ADD;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_RECV;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SEND;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG;
@@ -67,6 +68,8 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
 
     private boolean multishotArmed;
     private boolean singleRecvInFlight;
+    /** A POLL_ADD for the peer's FIN while reading is paused (autoRead off, no read() pending). */
+    private boolean rdhupArmed;
     private boolean readPending;
     private boolean readInBatch;
     private boolean eofSeen;
@@ -75,8 +78,14 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
 
+    /** Bytes received but not yet delivered, because autoRead is off and the read loop's budget ran out. */
+    private ByteBuf pendingInput;
+    private boolean pendingInputTaskScheduled;
+
     private boolean writeInFlight;
     private int writeIovecs;
+    /** Buffers of an in-flight write kept alive after the outbound buffer let go of them (close, shutdown). */
+    private java.util.List<ByteBuf> heldForKernel;
 
     private ChannelPromise connectPromise;
     private Future<?> connectTimeout;
@@ -170,15 +179,24 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
     @Override
     public ChannelFuture shutdownOutput(ChannelPromise promise) {
         if (eventLoop().inEventLoop()) {
-            ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
+            shutdownOutput0(promise);
         } else {
-            eventLoop().execute(() -> ((AbstractUnsafe) unsafe()).shutdownOutput(promise));
+            eventLoop().execute(() -> shutdownOutput0(promise));
         }
         return promise;
     }
 
+    private void shutdownOutput0(ChannelPromise promise) {
+        SocketUnsafe u = (SocketUnsafe) unsafe();
+        u.writeNowOrKeepForKernel(); // the outbound buffer is failed next: what was flushed goes out first
+        u.shutdownOutput(promise);
+    }
+
     @Override
     protected void doShutdownOutput() throws Exception {
+        if (!active) {
+            throw new java.nio.channels.NotYetConnectedException();
+        }
         if (!outputShutdown) {
             outputShutdown = true;
             NativeIoException.check(Libc.shutdown(fd, SocketConstants.SHUT_WR), "shutdown(SHUT_WR)");
@@ -202,6 +220,9 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
 
     private void shutdownInput0(ChannelPromise promise) {
         try {
+            if (!active) {
+                throw new java.nio.channels.NotYetConnectedException();
+            }
             if (!inputShutdown) {
                 inputShutdown = true;
                 NativeIoException.check(Libc.shutdown(fd, SocketConstants.SHUT_RD), "shutdown(SHUT_RD)");
@@ -236,6 +257,13 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
     @Override
     protected void doBeginRead() {
         readPending = true;
+        if (pendingInput != null) {
+            if (!pendingInputTaskScheduled) {
+                pendingInputTaskScheduled = true;
+                eventLoop().execute(() -> ((SocketUnsafe) unsafe()).deliverPendingInput());
+            }
+            return;
+        }
         armRecv();
     }
 
@@ -266,6 +294,18 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
     }
 
     @Override
+    protected void doClose() throws Exception {
+        try {
+            super.doClose();
+        } finally {
+            if (pendingInput != null) {
+                pendingInput.release();
+                pendingInput = null;
+            }
+        }
+    }
+
+    @Override
     void cancelInFlight(RingwireIoRegistration r) {
         if (multishotArmed) {
             cancel(r, IORING_OP_RECV, MULTISHOT);
@@ -273,7 +313,11 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
         if (singleRecvInFlight) {
             cancel(r, IORING_OP_RECV, SINGLE);
         }
+        if (rdhupArmed) {
+            cancel(r, IORING_OP_POLL_ADD, 0);
+        }
         if (writeInFlight) {
+            // the kernel is waiting for socket space, as epoll would be for EPOLLOUT: the close drops it
             cancel(r, writeIovecs == 1 ? IORING_OP_SEND : IORING_OP_SENDMSG, 0);
         }
         if (connectPromise != null) {
@@ -308,6 +352,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
 
     private final class SocketUnsafe extends RingwireUnsafe implements ChannelOutboundBuffer.MessageProcessor {
         private RecvByteBufAllocator.ExtendedHandle allocHandle;
+        private int messagesThisLoop;
         private MemorySegment scratch;
         private long iovBase;
         private int iovCount;
@@ -381,6 +426,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 case IORING_OP_RECV -> recvComplete(res, flags, data);
                 case IORING_OP_SEND, IORING_OP_SENDMSG -> writeComplete(res);
                 case IORING_OP_CONNECT -> connectComplete(res);
+                case IORING_OP_POLL_ADD -> rdhupComplete(res);
                 default -> { } // our own ASYNC_CANCELs
             }
         }
@@ -423,6 +469,28 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
 
         // ---------------------------------------------------------------- recv
 
+        /**
+         * Reading is paused but the peer may still close: watch for its FIN, as epoll's EPOLLRDHUP does, so
+         * half-closure is seen without a read() (one POLL_ADD per paused connection, none while reading).
+         */
+        private void watchForPeerCloseIfPaused() {
+            RingwireIoRegistration r = registration;
+            if (rdhupArmed || config.isAutoRead() || readPending || multishotArmed || singleRecvInFlight || eofSeen
+                || inputShutdown || !active || fd < 0 || r == null || !r.isValid()) {
+                return;
+            }
+            rdhupArmed = true;
+            r.sq().prepPollAdd(fd, SocketConstants.POLLRDHUP, false, r.nextUserData(IORING_OP_POLL_ADD, 0));
+        }
+
+        private void rdhupComplete(int res) {
+            rdhupArmed = false;
+            if (res > 0 && isOpen() && !eofSeen) {
+                readPending = true; // read what is left and the EOF, as epoll does on EPOLLRDHUP
+                armRecv();
+            }
+        }
+
         private void recvComplete(int res, int flags, int data) {
             boolean more = IoUringCqe.hasMore(flags);
             if (data == MULTISHOT) {
@@ -436,13 +504,13 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 BufferRing buffers = h.recvBuffers();
                 int bid = IoUringCqe.bufferId(flags);
                 buffers.taken();
+                RingwireCounters c = h.counters();
+                c.recvs++;
+                c.recvBytes += res;
                 try {
-                    deliver(h, bid, res);
+                    deliver(h.recvBufferView(bid, 0, res));
                 } finally {
-                    buffers.recycle(bid); // returned at once: the bytes now live in the pipeline's buffer
-                }
-                if (data == SINGLE) {
-                    readPending = false;
+                    buffers.recycle(bid); // returned at once: the bytes now live in the pipeline's buffers
                 }
             } else if (res == 0) {
                 eofSeen = true;
@@ -457,27 +525,68 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             r.notifyAfterCompletions();
         }
 
-        private void deliver(RingwireIoHandler h, int bid, int length) {
-            RingwireCounters c = h.counters();
-            c.recvs++;
-            c.recvBytes += length;
+        /**
+         * Hands {@code src}'s bytes to the pipeline in buffers from the channel's allocator. With autoRead off, each
+         * message satisfies the pending read() and the allocator's budget ends the read loop; what is left waits in
+         * {@link #pendingInput} for the next read().
+         */
+        private void deliver(ByteBuffer src) {
+            ByteBufAllocator alloc = config.getAllocator();
+            if (pendingInput != null) {
+                stash(src, alloc); // older bytes wait for the next read(): keep the order
+                return;
+            }
             RecvByteBufAllocator.ExtendedHandle handle = allocHandle();
             if (!readInBatch) {
                 readInBatch = true;
+                messagesThisLoop = 0;
                 handle.reset(config);
             }
-            ByteBufAllocator alloc = config.getAllocator();
             ChannelPipeline p = pipeline();
-            int offset = 0;
-            while (offset < length) {
+            while (src.hasRemaining()) {
+                if (!config.isAutoRead()
+                    && (messagesThisLoop == 0 ? !readPending : !handle.continueReading())) {
+                    stash(src, alloc);
+                    return;
+                }
                 ByteBuf buf = handle.allocate(alloc);
-                int n = Math.min(length - offset, buf.writableBytes());
-                ByteBuffer view = h.recvBufferView(bid, offset, n);
-                buf.writeBytes(view);
-                offset += n;
+                int n = Math.min(src.remaining(), buf.writableBytes());
+                int limit = src.limit();
+                src.limit(src.position() + n);
+                buf.writeBytes(src);
+                src.limit(limit);
                 handle.lastBytesRead(n);
                 handle.incMessagesRead(1);
+                messagesThisLoop++;
+                if (!config.isAutoRead()) {
+                    readPending = false; // this message answers the read(); the handler may ask for another
+                }
                 p.fireChannelRead(buf);
+            }
+        }
+
+        private void stash(ByteBuffer src, ByteBufAllocator alloc) {
+            if (pendingInput == null) {
+                pendingInput = alloc.directBuffer(src.remaining());
+            }
+            pendingInput.writeBytes(src);
+        }
+
+        void deliverPendingInput() {
+            pendingInputTaskScheduled = false;
+            ByteBuf stashed = pendingInput;
+            if (stashed == null || !isOpen()) {
+                return;
+            }
+            pendingInput = null;
+            try {
+                deliver(stashed.nioBuffer());
+            } finally {
+                stashed.release();
+            }
+            afterCompletions();
+            if (pendingInput == null && readPending) {
+                armRecv();
             }
         }
 
@@ -496,6 +605,10 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 close(voidPromise());
                 return;
             }
+            if (pendingInput != null && readPending && !pendingInputTaskScheduled) {
+                pendingInputTaskScheduled = true;
+                eventLoop().execute(this::deliverPendingInput);
+            }
             if (eofSeen) {
                 handleEof();
                 return;
@@ -509,11 +622,12 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             if (!config.isAutoRead() && !readPending && multishotArmed) {
                 cancel(registration, IORING_OP_RECV, MULTISHOT);
             }
+            watchForPeerCloseIfPaused();
         }
 
         private void handleEof() {
-            if (!isOpen()) {
-                return;
+            if (!isOpen() || pendingInput != null) {
+                return; // deliver what was received first: deliverPendingInput() comes back here when it is done
             }
             if (config.isAllowHalfClosure()) {
                 if (!inputShutdown) {
@@ -529,14 +643,56 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
 
         // ---------------------------------------------------------------- write
 
+        /**
+         * Called before the outbound buffer is failed (close, shutdownOutput). Flushed bytes not yet handed to the
+         * kernel go out now with one synchronous, non-blocking sendmsg, as epoll's flush would already have sent
+         * them; buffers an in-flight write points at are retained until its completion, so the kernel never reads
+         * memory that was freed.
+         */
         @Override
-        public void prepareBeforeEnter() {
+        protected void close(ChannelPromise promise, Throwable cause, java.nio.channels.ClosedChannelException
+            closeCause) {
+            if (isOpen() && active && !outputShutdown) {
+                writeNowOrKeepForKernel(); // the outbound buffer is failed next: what was flushed goes out first
+            }
+            super.close(promise, cause, closeCause);
+        }
+
+        void writeNowOrKeepForKernel() {
             ChannelOutboundBuffer in = outboundBuffer();
-            if (writeInFlight || in == null || fd < 0 || !active) {
+            if (in == null || in.isEmpty() || registration == null || !eventLoop().inEventLoop()) {
                 return;
             }
-            RingwireIoRegistration r = registration;
-            RingwireIoHandler h = r.handler();
+            if (writeInFlight) {
+                java.util.List<ByteBuf> held = new java.util.ArrayList<>();
+                try {
+                    in.forEachFlushedMessage(msg -> {
+                        if (msg instanceof ByteBuf b) {
+                            held.add(b.retain());
+                        }
+                        return true;
+                    });
+                } catch (Exception e) {
+                    logger.debug("retaining in-flight buffers failed", e);
+                }
+                heldForKernel = held;
+                return;
+            }
+            if (!gather(in)) {
+                return;
+            }
+            long base = scratch.address();
+            long m = iovBase - MSGHDR_SIZE - base;
+            int res = Libc.sendmsg(fd, scratch.asSlice(m, MSGHDR_SIZE), SocketConstants.MSG_NOSIGNAL
+                | SocketConstants.MSG_DONTWAIT);
+            if (res > 0) {
+                in.removeBytes(res);
+            }
+        }
+
+        /** Fills the loop's scratch space with a msghdr and iovecs for the flushed buffers; false if none. */
+        private boolean gather(ChannelOutboundBuffer in) {
+            RingwireIoHandler h = registration.handler();
             int want = Math.min(Math.max(in.size(), 1) * 4, IOV_MAX); // composite buffers may need several
             scratch = h.scratchSegment();
             long region = h.scratch(MSGHDR_SIZE + 16 * want);
@@ -549,13 +705,31 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 in.forEachFlushedMessage(this);
             } catch (Exception e) {
                 handleWriteError(e);
-                return;
+                return false;
             }
             if (iovCount == 0) {
                 // only empty buffers were flushed: drop them, nothing goes to the kernel
                 while (in.current() instanceof ByteBuf b && !b.isReadable()) {
                     in.remove();
                 }
+                return false;
+            }
+            // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }: only the iovecs are set
+            long m = region - scratch.address();
+            scratch.asSlice(m, MSGHDR_SIZE).fill((byte) 0);
+            scratch.set(JAVA_LONG, m + 16, iovBase);
+            scratch.set(JAVA_LONG, m + 24, iovCount);
+            return true;
+        }
+
+        @Override
+        public void prepareBeforeEnter() {
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (writeInFlight || in == null || fd < 0 || !active) {
+                return;
+            }
+            RingwireIoRegistration r = registration;
+            if (!gather(in)) {
                 return;
             }
             SubmissionQueue q = r.sq();
@@ -565,16 +739,12 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 int len = (int) scratch.get(JAVA_LONG, iovBase - base + 8);
                 q.prepSend(fd, addr, len, SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0));
             } else {
-                // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }: only the iovecs are set
-                long m = region - base;
-                scratch.asSlice(m, MSGHDR_SIZE).fill((byte) 0);
-                scratch.set(JAVA_LONG, m + 16, iovBase);
-                scratch.set(JAVA_LONG, m + 24, iovCount);
-                q.prepSendmsg(fd, region, SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SENDMSG, 0));
+                q.prepSendmsg(fd, iovBase - MSGHDR_SIZE, SocketConstants.MSG_NOSIGNAL,
+                    r.nextUserData(IORING_OP_SENDMSG, 0));
             }
             writeInFlight = true;
             writeIovecs = iovCount;
-            RingwireCounters c = h.counters();
+            RingwireCounters c = r.handler().counters();
             c.writes++;
             c.writeIovecs += iovCount;
         }
@@ -624,6 +794,12 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
 
         private void writeComplete(int res) {
             writeInFlight = false;
+            if (heldForKernel != null) {
+                for (ByteBuf b : heldForKernel) {
+                    b.release();
+                }
+                heldForKernel = null;
+            }
             ChannelOutboundBuffer in = outboundBuffer();
             if (res >= 0) {
                 registration.handler().counters().writeBytes += res;

@@ -73,6 +73,8 @@ public final class Libc {
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
     private static final MethodHandle SHUTDOWN = downcall("shutdown",
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
+    private static final MethodHandle SENDMSG = downcall("sendmsg",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
     private static final MethodHandle STRERROR = downcall("strerror",
         FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
@@ -475,6 +477,24 @@ public final class Libc {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
             return result((int) SHUTDOWN.invokeExact(capture, fd, how), capture);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code sendmsg(fd, msg, flags)}: a synchronous send, for the rare path that must not wait for the ring (a write
+     * flushed just before close).
+     *
+     * @param fd    the socket
+     * @param msg   a {@code struct msghdr}
+     * @param flags {@code MSG_*}
+     * @return bytes sent, or {@code -errno}
+     */
+    public static int sendmsg(int fd, MemorySegment msg, int flags) {
+        MemorySegment capture = THREAD_CAPTURE.get();
+        try {
+            return result((long) SENDMSG.invokeExact(capture, fd, msg, flags), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }

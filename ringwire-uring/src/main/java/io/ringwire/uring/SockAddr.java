@@ -110,7 +110,7 @@ public final class SockAddr {
                     int scope = src.get(JAVA_INT, 24);
                     InetAddress ip = isV4Mapped(a)
                         ? InetAddress.getByAddress(java.util.Arrays.copyOfRange(a, 12, 16))
-                        : Inet6Address.getByAddress(null, a, scope);
+                        : scope != 0 ? Inet6Address.getByAddress(null, a, scope) : InetAddress.getByAddress(a);
                     return new InetSocketAddress(ip, port(src));
                 }
                 case SocketConstants.AF_UNIX -> {

@@ -1,0 +1,14 @@
+package io.ringwire.transport.testsuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapFactory;
+import io.netty.testsuite.transport.socket.WriteBeforeRegisteredTest;
+
+import java.util.List;
+
+class RingwireWriteBeforeRegisteredTest extends WriteBeforeRegisteredTest {
+    @Override
+    protected List<BootstrapFactory<Bootstrap>> newFactories() {
+        return RingwireSocketTestPermutation.INSTANCE.clientSocket();
+    }
+}
