@@ -194,6 +194,9 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
 
     @Override
     protected void doShutdownOutput() throws Exception {
+        if (!isOpen()) {
+            throw new java.nio.channels.ClosedChannelException();
+        }
         if (!active) {
             throw new java.nio.channels.NotYetConnectedException();
         }
@@ -220,6 +223,9 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
 
     private void shutdownInput0(ChannelPromise promise) {
         try {
+            if (!isOpen()) {
+                throw new java.nio.channels.ClosedChannelException();
+            }
             if (!active) {
                 throw new java.nio.channels.NotYetConnectedException();
             }
