@@ -19,6 +19,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The smallest end-to-end check: a Ringwire server echoes what a Ringwire client sends. */
 class EchoSmokeTest {
@@ -71,6 +74,15 @@ class EchoSmokeTest {
                 }).connect(server.localAddress()).sync().channel();
             client.writeAndFlush(Unpooled.wrappedBuffer(sent)).sync();
             assertArrayEquals(sent, done.get(20, TimeUnit.SECONDS));
+            // one loop serves both ends, so its counters saw every byte twice (server in, client in)
+            RingwireCounters c = group.next().submit(() -> RingwireCounters.of(server.eventLoop())).get();
+            assertNotNull(c);
+            assertEquals(1, c.accepts());
+            assertEquals(2L * sent.length, c.recvBytes());
+            assertEquals(2L * sent.length, c.writeBytes());
+            assertTrue(c.enters() > 0 && c.sqes() > 0 && c.cqes() >= c.recvs() + c.writes(), c.toString());
+            assertTrue(c.writes() > 0 && c.writeIovecs() >= c.writes(), c.toString());
+            assertTrue(c.sqesPerEnter() > 0, c.toString());
             client.close().sync();
             server.close().sync();
             received.release();

@@ -1,0 +1,89 @@
+package io.ringwire.examples;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.ringwire.transport.RingwireCounters;
+import io.ringwire.transport.RingwireIoHandler;
+import io.ringwire.transport.RingwireServerSocketChannel;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+/**
+ * The echo server of the Netty io_uring announcement (seed 001) on Ringwire: one event-loop thread serves accept and
+ * I/O. Against Netty's own version, two things change, the IoHandler factory and the server channel class; the
+ * handler is the same.
+ *
+ * <pre>
+ * ./ringwire echo-server [port] [threads] [transport]   # 127.0.0.1, default 9000, 1 thread, ringwire
+ * </pre>
+ * {@code transport} is {@code ringwire}, {@code netty-epoll}, {@code netty-io_uring} or {@code netty-nio}: the same
+ * program on each, for side-by-side runs.
+ * On SIGTERM/Ctrl-C it prints the loop's counters (enters, SQEs and CQEs per enter, bytes per recv, ...).
+ */
+public final class EchoServer {
+    private EchoServer() { }
+
+    /**
+     * @param args optional port and thread count
+     * @throws InterruptedException if interrupted while serving
+     */
+    public static void main(String[] args) throws InterruptedException {
+        int port = args.length > 0 ? Integer.parseInt(args[0]) : 9000;
+        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+        String transport = args.length > 2 ? args[2] : "ringwire";
+        IoHandlerFactory factory;
+        Class<? extends ServerChannel> channel;
+        switch (transport) {
+            case "ringwire" -> {
+                factory = RingwireIoHandler.newFactory();
+                channel = RingwireServerSocketChannel.class;
+            }
+            case "netty-epoll" -> {
+                factory = EpollIoHandler.newFactory();
+                channel = EpollServerSocketChannel.class;
+            }
+            case "netty-io_uring" -> {
+                factory = IoUringIoHandler.newFactory();
+                channel = IoUringServerSocketChannel.class;
+            }
+            case "netty-nio" -> {
+                factory = NioIoHandler.newFactory();
+                channel = NioServerSocketChannel.class;
+            }
+            default -> throw new IllegalArgumentException("unknown transport '" + transport
+                + "': use ringwire, netty-epoll, netty-io_uring or netty-nio");
+        }
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, factory);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (RingwireCounters c : RingwireCounters.all()) {
+                System.out.println(c);
+            }
+        }));
+        try {
+            Channel server = new ServerBootstrap()
+                .group(group)
+                .channel(channel)
+                .option(ChannelOption.SO_BACKLOG, 4096)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new EchoServerHandler())
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port)).sync().channel();
+            System.out.println("echo server on " + server.localAddress() + " (" + transport + ", " + threads + " thread"
+                + (threads == 1 ? "" : "s") + ")");
+            server.closeFuture().sync();
+        } finally {
+            group.shutdownGracefully();
+        }
+    }
+}
