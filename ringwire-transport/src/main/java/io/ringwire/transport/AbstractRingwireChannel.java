@@ -52,6 +52,28 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         this.hasLocalAddress = active;
     }
 
+    /** @return IPv6 (a dual-stack socket) when the host can open one, otherwise IPv4 */
+    static io.netty.channel.socket.InternetProtocolFamily defaultFamily() {
+        int probe = Libc.socket(io.ringwire.uring.SocketConstants.AF_INET6,
+            io.ringwire.uring.SocketConstants.SOCK_STREAM | io.ringwire.uring.SocketConstants.SOCK_CLOEXEC, 0);
+        if (probe >= 0) {
+            Libc.close(probe);
+            return io.netty.channel.socket.InternetProtocolFamily.IPv6;
+        }
+        return io.netty.channel.socket.InternetProtocolFamily.IPv4;
+    }
+
+    /** Opens a non-blocking TCP socket of the family, as a constructor argument (hence unchecked). */
+    static int openStream(io.netty.channel.socket.InternetProtocolFamily family) {
+        try {
+            return Sockets.open(family == io.netty.channel.socket.InternetProtocolFamily.IPv6
+                ? io.ringwire.uring.SocketConstants.AF_INET6 : io.ringwire.uring.SocketConstants.AF_INET,
+                io.ringwire.uring.SocketConstants.SOCK_STREAM);
+        } catch (NativeIoException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** @return the socket's file descriptor, or -1 once closed */
     public int fd() {
         return fd;

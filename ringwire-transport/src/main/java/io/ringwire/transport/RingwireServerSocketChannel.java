@@ -10,7 +10,6 @@ import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.SocketConstants;
 import io.ringwire.uring.Sockets;
 
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -37,24 +36,15 @@ public final class RingwireServerSocketChannel extends AbstractRingwireChannel i
 
     /** A dual-stack (IPv6, IPv4-mapped) socket when the host has IPv6, otherwise IPv4. */
     public RingwireServerSocketChannel() {
-        this(RingwireSocketChannel.defaultFamily());
+        this(defaultFamily());
     }
 
     /**
      * @param family the address family to open the socket in
      */
     public RingwireServerSocketChannel(InternetProtocolFamily family) {
-        super(null, open(family), false);
+        super(null, openStream(family), false);
         this.config = new RingwireServerSocketChannelConfig(this);
-    }
-
-    private static int open(InternetProtocolFamily family) {
-        try {
-            return Sockets.open(family == InternetProtocolFamily.IPv6 ? SocketConstants.AF_INET6
-                : SocketConstants.AF_INET, SocketConstants.SOCK_STREAM);
-        } catch (NativeIoException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @Override

@@ -25,7 +25,6 @@ import io.ringwire.uring.Sockets;
 import io.ringwire.uring.SubmissionQueue;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -100,7 +99,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
      * @param family the address family to open the socket in
      */
     public RingwireSocketChannel(InternetProtocolFamily family) {
-        super(null, open(family), false);
+        super(null, openStream(family), false);
         this.ipv6 = family == InternetProtocolFamily.IPv6;
         this.config = new RingwireSocketChannelConfig(this);
     }
@@ -109,25 +108,6 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
         super(parent, fd, true);
         this.ipv6 = Sockets.isIpv6(fd);
         this.config = new RingwireSocketChannelConfig(this);
-    }
-
-    static InternetProtocolFamily defaultFamily() {
-        int probe = Libc.socket(SocketConstants.AF_INET6, SocketConstants.SOCK_STREAM | SocketConstants.SOCK_CLOEXEC,
-            0);
-        if (probe >= 0) {
-            Libc.close(probe);
-            return InternetProtocolFamily.IPv6;
-        }
-        return InternetProtocolFamily.IPv4;
-    }
-
-    private static int open(InternetProtocolFamily family) {
-        try {
-            return Sockets.open(family == InternetProtocolFamily.IPv6 ? SocketConstants.AF_INET6
-                : SocketConstants.AF_INET, SocketConstants.SOCK_STREAM);
-        } catch (NativeIoException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     boolean isIpv6() {
