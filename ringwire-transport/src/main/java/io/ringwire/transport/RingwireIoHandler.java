@@ -54,6 +54,19 @@ public final class RingwireIoHandler implements IoHandler {
     private static final long WAKEUP_USER_DATA = UserData.encode(UserData.HANDLER_ID, IORING_OP_READ, 0);
     private static final long CANCEL_ALL_USER_DATA = UserData.encode(UserData.HANDLER_ID, IORING_OP_ASYNC_CANCEL, 0);
 
+    static {
+        // Load what completion handling touches now: class loading opens files, and a loop that first needs a class
+        // while the process is out of descriptors (EMFILE) would die of NoClassDefFoundError.
+        for (Class<?> c : new Class<?>[] {IoUringCqe.class, UserData.class, Errno.class, NativeIoException.class,
+            RingwireIoEvent.class, RingwireCounters.class}) {
+            try {
+                Class.forName(c.getName(), true, c.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+    }
+
     private final ThreadAwareExecutor executor;
     private final RingwireIoHandlerConfig config;
     private final IoUring ring;

@@ -272,9 +272,13 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
     }
 
     void clearReadPending() {
+        if (isRegistered() && !eventLoop().inEventLoop()) {
+            eventLoop().execute(this::clearReadPending); // autoRead turned off from another thread
+            return;
+        }
         readPending = false;
         RingwireIoRegistration r = registration;
-        if (multishotArmed && r != null && r.isValid() && eventLoop().inEventLoop()) {
+        if (multishotArmed && r != null && r.isValid()) {
             cancel(r, IORING_OP_RECV, MULTISHOT);
         }
     }
