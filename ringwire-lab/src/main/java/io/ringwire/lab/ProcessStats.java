@@ -1,0 +1,51 @@
+package io.ringwire.lab;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Reads a process's CPU time and peak RSS from {@code /proc}: what the server spent, measured from outside. */
+public final class ProcessStats {
+    private ProcessStats() { }
+
+    /** Clock ticks per second of /proc/PID/stat (USER_HZ, 100 on Linux x86_64). */
+    static final double TICKS_PER_SECOND = 100.0;
+
+    /**
+     * @param pid a process
+     * @return utime + stime of all its threads, in seconds
+     */
+    public static double cpuSeconds(long pid) {
+        try {
+            return parseCpuTicks(Files.readString(Path.of("/proc/" + pid + "/stat"))) / TICKS_PER_SECOND;
+        } catch (IOException e) {
+            return Double.NaN;
+        }
+    }
+
+    /**
+     * @param stat the text of /proc/PID/stat
+     * @return utime + stime in ticks (fields 14 and 15, counted after the parenthesised command name)
+     */
+    static long parseCpuTicks(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    }
+
+    /**
+     * @param pid a process
+     * @return VmHWM, its peak resident set, in KiB, or -1
+     */
+    public static long peakRssKiB(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return -1;
+    }
+}
