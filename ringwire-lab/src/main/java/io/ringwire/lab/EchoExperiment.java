@@ -100,13 +100,39 @@ public final class EchoExperiment {
 
     /** Pins servers to CPU 1 when the machine has two cores or more and taskset exists. */
     static boolean canPin() {
-        return Runtime.getRuntime().availableProcessors() >= 2 && Files.isExecutable(Path.of("/usr/bin/taskset"));
+        return onlineCpus() >= 2 && TASKSET != null;
+    }
+
+    /** CPUs online on the machine (not this process's affinity: the launcher pins the lab itself to CPU 0). */
+    static int onlineCpus() {
+        try {
+            int n = 0;
+            for (String part : Files.readString(Path.of("/sys/devices/system/cpu/online")).trim().split(",")) {
+                String[] r = part.split("-");
+                n += r.length == 1 ? 1 : Integer.parseInt(r[1]) - Integer.parseInt(r[0]) + 1;
+            }
+            return n;
+        } catch (IOException | RuntimeException e) {
+            return Runtime.getRuntime().availableProcessors();
+        }
+    }
+
+    private static final String TASKSET = findTaskset();
+
+    private static String findTaskset() {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+            Path p = Path.of(dir, "taskset");
+            if (Files.isExecutable(p)) {
+                return p.toString();
+            }
+        }
+        return null;
     }
 
     private Process startServer(Competitor competitor, int port) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         if (canPin()) {
-            cmd.addAll(List.of("/usr/bin/taskset", "-c", "1"));
+            cmd.addAll(List.of(TASKSET, "-c", "1"));
         }
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g", "-XX:+UseG1GC",

@@ -33,11 +33,13 @@ public final class Lab implements Callable<Integer> {
         System.exit(new CommandLine(new Lab()).execute(args));
     }
 
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Override
-    public Integer call() throws Exception {
-        Echo echo = new Echo();
-        echo.parent = this;
-        return echo.call();
+    public Integer call() {
+        // no subcommand: the default comparison, i.e. "echo" with its defaults
+        return spec.commandLine().execute("--out=" + out, "echo");
     }
 
     /** The echo workload. */
