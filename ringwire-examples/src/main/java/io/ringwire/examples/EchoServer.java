@@ -43,6 +43,32 @@ public final class EchoServer {
         int port = args.length > 0 ? Integer.parseInt(args[0]) : 9000;
         int threads = args.length > 1 ? Integer.parseInt(args[1]) : 1;
         String transport = args.length > 2 ? args[2] : "ringwire";
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (RingwireCounters c : RingwireCounters.all()) {
+                System.out.println(c);
+            }
+        }));
+        Channel server = start(transport, new InetSocketAddress(InetAddress.getLoopbackAddress(), port), threads);
+        try {
+            System.out.println("echo server on " + server.localAddress() + " (" + transport + ", " + threads
+                + " thread" + (threads == 1 ? "" : "s") + ")");
+            server.closeFuture().sync();
+        } finally {
+            server.eventLoop().parent().shutdownGracefully();
+        }
+    }
+
+    /**
+     * Starts the echo server on one of the Netty-based transports; the lab's servers start here too.
+     *
+     * @param transport {@code ringwire}, {@code netty-epoll}, {@code netty-io_uring} or {@code netty-nio}
+     * @param address   where to listen
+     * @param threads   event-loop threads (accept and I/O share them)
+     * @return the bound server channel; its event loop's parent is the group to shut down
+     * @throws InterruptedException if interrupted while binding
+     */
+    public static Channel start(String transport, InetSocketAddress address, int threads)
+        throws InterruptedException {
         IoHandlerFactory factory;
         Class<? extends ServerChannel> channel;
         switch (transport) {
@@ -66,24 +92,17 @@ public final class EchoServer {
                 + "': use ringwire, netty-epoll, netty-io_uring or netty-nio");
         }
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, factory);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            for (RingwireCounters c : RingwireCounters.all()) {
-                System.out.println(c);
-            }
-        }));
         try {
-            Channel server = new ServerBootstrap()
+            return new ServerBootstrap()
                 .group(group)
                 .channel(channel)
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new EchoServerHandler())
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port)).sync().channel();
-            System.out.println("echo server on " + server.localAddress() + " (" + transport + ", " + threads + " thread"
-                + (threads == 1 ? "" : "s") + ")");
-            server.closeFuture().sync();
-        } finally {
+                .bind(address).sync().channel();
+        } catch (RuntimeException | InterruptedException e) {
             group.shutdownGracefully();
+            throw e;
         }
     }
 }

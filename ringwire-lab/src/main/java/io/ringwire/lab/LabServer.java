@@ -1,22 +1,6 @@
 package io.ringwire.lab;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.ChannelHandler.Sharable;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.uring.IoUringIoHandler;
-import io.netty.channel.uring.IoUringServerSocketChannel;
-import io.ringwire.transport.RingwireIoHandler;
-import io.ringwire.transport.RingwireServerSocketChannel;
+import io.ringwire.examples.EchoServer;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,25 +16,6 @@ import java.net.Socket;
  */
 public final class LabServer {
     private LabServer() { }
-
-    /** The echo logic every Netty-based competitor shares: write what was read, flush once per read batch. */
-    @Sharable
-    static final class EchoHandler extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.write(msg);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.flush();
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            ctx.close();
-        }
-    }
 
     /**
      * @param args competitor label, port, event-loop threads
@@ -69,33 +34,8 @@ public final class LabServer {
     }
 
     private static void netty(Competitor competitor, InetSocketAddress address, int threads) throws Exception {
-        IoHandlerFactory factory;
-        Class<? extends ServerChannel> channel;
-        switch (competitor) {
-            case RINGWIRE -> {
-                factory = RingwireIoHandler.newFactory();
-                channel = RingwireServerSocketChannel.class;
-            }
-            case NETTY_IO_URING -> {
-                factory = IoUringIoHandler.newFactory();
-                channel = IoUringServerSocketChannel.class;
-            }
-            case NETTY_EPOLL -> {
-                factory = EpollIoHandler.newFactory();
-                channel = EpollServerSocketChannel.class;
-            }
-            case NETTY_NIO -> {
-                factory = NioIoHandler.newFactory();
-                channel = NioServerSocketChannel.class;
-            }
-            default -> throw new IllegalArgumentException(competitor.label());
-        }
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, factory);
-        new ServerBootstrap().group(group).channel(channel)
-            .option(ChannelOption.SO_BACKLOG, 4096)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childHandler(new EchoHandler())
-            .bind(address).sync();
+        // the same program as ringwire-examples' EchoServer (seed 001's handler), on the competitor's transport
+        EchoServer.start(competitor.label(), address, threads);
         ready(address.getPort());
         Thread.currentThread().join();
     }
