@@ -37,7 +37,15 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
     protected int fd;
     protected volatile boolean active;
     private volatile boolean open = true;
+    /** user_data data of the multishot read op (ACCEPT or RECV) and of its single-shot form for autoRead off. */
+    static final int MULTISHOT = 0;
+    static final int SINGLE = 1;
+
     RingwireIoRegistration registration;
+    /** Whether the multishot read op is armed in the kernel. */
+    boolean multishotArmed;
+    /** Whether a read() waits to be satisfied (autoRead off). */
+    boolean readPending;
     /** What Netty's loop handed out (a wrapper that also counts registrations); cancelled on deregister. */
     private IoRegistration loopRegistration;
     private volatile SocketAddress local;
@@ -117,6 +125,25 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         IoRegistration r = loopRegistration;
         if (r != null) {
             r.cancel();
+        }
+    }
+
+    /** @return the opcode of this channel's multishot read op: ACCEPT for servers, RECV for connections */
+    abstract byte multishotReadOpcode();
+
+    /**
+     * autoRead went off: forget the pending read and stop the multishot read op, so the transport stops consuming
+     * when the application stops reading. Hops to the event loop when called from another thread.
+     */
+    void clearReadPending() {
+        if (isRegistered() && !eventLoop().inEventLoop()) {
+            eventLoop().execute(this::clearReadPending);
+            return;
+        }
+        readPending = false;
+        RingwireIoRegistration r = registration;
+        if (multishotArmed && r != null && r.isValid()) {
+            cancel(r, multishotReadOpcode(), MULTISHOT);
         }
     }
 

@@ -104,29 +104,45 @@ public final class RingwireIoHandler implements IoHandler {
         }
         IoUring r = null;
         EventFd e = null;
+        Arena a = null;
         try {
             // Netty builds handlers on one thread and runs them on another: create disabled, enable in initialize()
             r = IoUring.builder().entries(config.ringEntries()).cqEntries(config.cqEntries())
                 .deferTaskrun(config.deferTaskrun()).startDisabled(true).build();
             e = EventFd.create();
-        } catch (NativeIoException ex) {
+            // iovecs and sockaddrs for one iteration's SQEs: the kernel copies them at submission
+            // (FEAT_SUBMIT_STABLE), so the space is reused after every enter
+            a = Arena.ofShared();
+            this.scratch = a.allocate((long) config.iovecCapacity() * 16 + 64 * 1024, 64);
+        } catch (NativeIoException | RuntimeException | OutOfMemoryError ex) {
+            // a half-built handler frees what it built: no ring, eventfd or native memory left behind
+            if (a != null) {
+                a.close();
+            }
+            if (e != null) {
+                e.close();
+            }
             if (r != null) {
                 r.close();
             }
-            throw new UncheckedIOException(ex);
+            throw ex instanceof NativeIoException nio ? new UncheckedIOException(nio) : rethrowUnchecked(ex);
         }
+        this.scratchArena = a;
         this.ring = r;
         this.wakeupFd = e;
         this.sq = r.sq();
         this.cq = r.cq();
         this.counters = new RingwireCounters(String.valueOf(executor));
-        // iovecs and sockaddrs for one iteration's SQEs: the kernel copies them at submission (FEAT_SUBMIT_STABLE),
-        // so the space is reused after every enter
-        this.scratchArena = Arena.ofShared();
-        this.scratch = scratchArena.allocate((long) config.iovecCapacity() * 16 + 64 * 1024, 64);
         if (!r.missingSetupFlags().isEmpty()) {
             logger.info("io_uring set-up gave up: {}", r.missingSetupFlags());
         }
+    }
+
+    private static RuntimeException rethrowUnchecked(Throwable t) {
+        if (t instanceof Error err) {
+            throw err;
+        }
+        return (RuntimeException) t;
     }
 
     /** @return a factory for handlers with the default {@link RingwireIoHandlerConfig} */

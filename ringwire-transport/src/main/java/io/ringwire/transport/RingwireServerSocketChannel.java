@@ -22,15 +22,11 @@ import static io.ringwire.uring.IoUringConstants.IORING_OP_ACCEPT;
  * Out of descriptors (EMFILE/ENFILE) it stops accepting and tries again after a pause, never in a loop.
  */
 public final class RingwireServerSocketChannel extends AbstractRingwireChannel implements ServerSocketChannel {
-    private static final int MULTISHOT = 0;
-    private static final int SINGLE = 1;
     /** Pause before accepting again after the process ran out of descriptors. */
     static final long ACCEPT_BACKOFF_MILLIS = 100;
 
     private final RingwireServerSocketChannelConfig config;
-    private boolean multishotArmed;
     private boolean singleInFlight;
-    private boolean readPending;
     private boolean backingOff;
     private boolean acceptedInBatch;
 
@@ -97,16 +93,9 @@ public final class RingwireServerSocketChannel extends AbstractRingwireChannel i
         }
     }
 
-    void clearReadPending() {
-        if (isRegistered() && !eventLoop().inEventLoop()) {
-            eventLoop().execute(this::clearReadPending); // autoRead turned off from another thread
-            return;
-        }
-        readPending = false;
-        RingwireIoRegistration r = registration;
-        if (multishotArmed && r != null && r.isValid()) {
-            cancel(r, IORING_OP_ACCEPT, MULTISHOT); // autoRead went off: stop accepting until read()
-        }
+    @Override
+    byte multishotReadOpcode() {
+        return IORING_OP_ACCEPT;
     }
 
     @Override

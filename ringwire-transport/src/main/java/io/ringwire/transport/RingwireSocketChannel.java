@@ -57,19 +57,15 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * what was written (a short write continues from there), which updates writability synchronously.
  */
 public final class RingwireSocketChannel extends AbstractRingwireChannel implements SocketChannel {
-    private static final int MULTISHOT = 0;
-    private static final int SINGLE = 1;
     private static final int IOV_MAX = 1024;
     private static final int MSGHDR_SIZE = 56;
 
     private final RingwireSocketChannelConfig config;
     private final boolean ipv6;
 
-    private boolean multishotArmed;
     private boolean singleRecvInFlight;
     /** A POLL_ADD for the peer's FIN while reading is paused (autoRead off, no read() pending). */
     private boolean rdhupArmed;
-    private boolean readPending;
     private boolean readInBatch;
     private boolean eofSeen;
     private boolean recvNeedsRearm;
@@ -271,16 +267,9 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
         }
     }
 
-    void clearReadPending() {
-        if (isRegistered() && !eventLoop().inEventLoop()) {
-            eventLoop().execute(this::clearReadPending); // autoRead turned off from another thread
-            return;
-        }
-        readPending = false;
-        RingwireIoRegistration r = registration;
-        if (multishotArmed && r != null && r.isValid()) {
-            cancel(r, IORING_OP_RECV, MULTISHOT);
-        }
+    @Override
+    byte multishotReadOpcode() {
+        return IORING_OP_RECV;
     }
 
     @Override
