@@ -1,21 +1,7 @@
 package io.ringwire.examples;
 
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.uring.IoUringIoHandler;
-import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.ringwire.transport.RingwireCounters;
-import io.ringwire.transport.RingwireIoHandler;
-import io.ringwire.transport.RingwireServerSocketChannel;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -69,40 +55,6 @@ public final class EchoServer {
      */
     public static Channel start(String transport, InetSocketAddress address, int threads)
         throws InterruptedException {
-        IoHandlerFactory factory;
-        Class<? extends ServerChannel> channel;
-        switch (transport) {
-            case "ringwire" -> {
-                factory = RingwireIoHandler.newFactory();
-                channel = RingwireServerSocketChannel.class;
-            }
-            case "netty-epoll" -> {
-                factory = EpollIoHandler.newFactory();
-                channel = EpollServerSocketChannel.class;
-            }
-            case "netty-io_uring" -> {
-                factory = IoUringIoHandler.newFactory();
-                channel = IoUringServerSocketChannel.class;
-            }
-            case "netty-nio" -> {
-                factory = NioIoHandler.newFactory();
-                channel = NioServerSocketChannel.class;
-            }
-            default -> throw new IllegalArgumentException("unknown transport '" + transport
-                + "': use ringwire, netty-epoll, netty-io_uring or netty-nio");
-        }
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, factory);
-        try {
-            return new ServerBootstrap()
-                .group(group)
-                .channel(channel)
-                .option(ChannelOption.SO_BACKLOG, 4096)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new EchoServerHandler())
-                .bind(address).sync().channel();
-        } catch (RuntimeException | InterruptedException e) {
-            group.shutdownGracefully();
-            throw e;
-        }
+        return Transports.startServer(transport, address, threads, new EchoServerHandler());
     }
 }

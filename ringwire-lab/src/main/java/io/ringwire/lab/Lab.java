@@ -3,109 +3,343 @@ package io.ringwire.lab;
 import io.ringwire.uring.Probe;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code ./ringwire lab}: runs the seeds' experiments on this machine, every server side by side, and prints a verdict.
- * This first version has the echo workload (seed 001) and the probe; the rpc, single-stream, redis and cost-model
- * workloads and the HTML report come next.
+ * {@code ./ringwire lab}: the seeds' experiments on this machine, every server side by side, a verdict per workload,
+ * {@code results.json} and a self-contained {@code report.html}.
  */
-@Command(name = "lab", mixinStandardHelpOptions = true, subcommands = {Lab.Echo.class, Lab.ProbeCommand.class},
+@Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false,
+    subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
+        Lab.Redis.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
-        "Without a subcommand it runs the default comparison: echo, 500 connections × 128 B × 1 in flight, all six "
-            + "servers, 3 rounds."})
+        "",
+        "Servers (each in its own JVM, the same handler on each): ringwire, netty-io_uring, netty-epoll, netty-nio "
+            + "(one event-loop thread unless --threads), blocking-platform and blocking-virtual (a thread per "
+            + "connection, seed 004).",
+        "",
+        "Without a subcommand it runs the default suite (about 5 minutes on 2 cores): echo 500 conns × 128 B × 1, "
+            + "rpc-backend 32 conns × 1000 streams × 32 msgs × 128 B, single-stream 1 KiB with a 16384-message "
+            + "window; all six servers, 2 rounds, 2 s warm-up, 3 s measured.",
+        "",
+        "Each run: a fresh server pinned to CPU 1 (when there are 2 cores), the load generator on CPU 0, warm-up, "
+            + "then a measured window; servers alternate A B C / C B A across rounds; medians with min-max and "
+            + "ratios to netty-epoll. Every echoed byte is checked: any mismatch or error makes the exit code 1.",
+        ""})
 public final class Lab implements Callable<Integer> {
-    @Option(names = "--out", description = "directory for results.json (default: ${DEFAULT-VALUE})",
-        defaultValue = "lab-results")
-    Path out;
+    /** Options every workload shares. */
+    static final class Common {
+        @Option(names = "--servers", split = ",", paramLabel = "NAME",
+            description = "comma-separated subset of: ringwire, netty-io_uring, netty-epoll, netty-nio, "
+                + "blocking-platform, blocking-virtual (default: all)")
+        List<String> servers;
+
+        @Option(names = "--rounds", defaultValue = "2", description = "rounds; server order reverses each round "
+            + "(default: ${DEFAULT-VALUE})")
+        int rounds;
+
+        @Option(names = "--warmup", defaultValue = "2", description = "unmeasured seconds per run, for the JIT "
+            + "(default: ${DEFAULT-VALUE})")
+        double warmup;
+
+        @Option(names = "--seconds", defaultValue = "3", description = "measured seconds per run "
+            + "(default: ${DEFAULT-VALUE})")
+        double seconds;
+
+        @Option(names = "--threads", defaultValue = "1", description = "event-loop threads of the Netty-based "
+            + "servers (default: ${DEFAULT-VALUE})")
+        int threads;
+
+        @Option(names = "--out", defaultValue = "lab-results", description = "directory for results.json and "
+            + "report.html (default: ${DEFAULT-VALUE})")
+        Path out;
+
+        Experiment.Settings settings() {
+            return settings(servers == null ? Arrays.asList(Competitor.values())
+                : servers.stream().map(Competitor::of).toList());
+        }
+
+        Experiment.Settings settings(List<Competitor> list) {
+            return new Experiment.Settings(list, rounds, warmup, seconds, threads);
+        }
+    }
+
+    @Mixin
+    Common common;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     /**
      * @param args the command line
      */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Lab()).execute(args));
+        CommandLine cl = new CommandLine(new Lab());
+        cl.setExecutionExceptionHandler((e, line, parsed) -> {
+            line.getErr().println("lab: " + e.getMessage());
+            return 2;
+        });
+        System.exit(cl.execute(args));
     }
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() {
-        // no subcommand: the default comparison, i.e. "echo" with its defaults
-        return spec.commandLine().execute("--out=" + out, "echo");
+    public Integer call() throws Exception {
+        Experiment.Settings s = common.settings();
+        List<Experiment> suite = List.of(
+            Workloads.echo(s, 500, 128, 1, 0),
+            Workloads.rpcBackend(s, 32, 1000, 32, 128),
+            Workloads.singleStream(s, 1024, 16384));
+        return execute(spec, common, suite, new ArrayList<>(), false);
     }
 
-    /** The echo workload. */
-    @Command(name = "echo", mixinStandardHelpOptions = true,
-        description = {"Seed 001: N connections echo messages of a given size, each keeping D in flight (closed loop).",
-            "Reports round trips/s, latency percentiles, server CPU per round trip (from /proc), server peak RSS, "
-                + "load-generator CPU, and every byte checked."})
+    /**
+     * Runs the experiments (and the cost model if asked), prints the tables and verdicts, writes the report.
+     *
+     * @return 0, or 1 when any run had a mismatch or an error
+     */
+    static int execute(CommandLine.Model.CommandSpec spec, Common common, List<Experiment> experiments,
+                       List<String> notes, boolean costModel) throws IOException, InterruptedException {
+        Progress progress = new Progress(System.out, experiments.stream().mapToInt(Experiment::runs).sum());
+        String command = "./ringwire " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        progress.note(command + "  (" + (ServerProcess.canPin() ? "servers on CPU 1, load generator on CPU 0"
+            : "unpinned: one core or no taskset") + ")");
+        notes.forEach(progress::note);
+        List<RunResult> runs = new ArrayList<>();
+        for (Experiment e : experiments) {
+            runs.addAll(e.run(progress));
+        }
+        CostModel.Report model = null;
+        if (costModel) {
+            progress.note("cost-model: timing getppid, write/read and io_uring SENDs at batch 1..64 ...");
+            CostModel.Costs costs = CostModel.measure(128, 100_000);
+            Summary echo = Summary.of(runs).stream().filter(x -> x.workload().equals("echo")).findFirst()
+                .orElse(null);
+            model = CostModel.Report.of(costs, echo);
+        }
+        LabReport report = LabReport.of(command, notes, runs, model);
+        System.out.print(report.text());
+        for (Path p : report.write(common.out)) {
+            System.out.println("wrote " + p.toAbsolutePath());
+        }
+        return runs.stream().anyMatch(r -> r.mismatches() > 0 || r.errors() > 0) ? 1 : 0;
+    }
+
+    @Command(name = "echo", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Seed 001: connections echo messages; closed loop (each keeps --depth in flight) or, with "
+            + "--rate, open loop at a fixed rate with latency from the scheduled send (no coordinated omission).",
+            "Lists in --conns and --size make sweeps (every size × every connection count), e.g. "
+                + "--conns 1,100,1000,10000 --size 64,1024,16384,65536."})
     static final class Echo implements Callable<Integer> {
-        @CommandLine.ParentCommand
-        Lab parent;
+        @Mixin
+        Common common;
 
-        @Option(names = "--servers", split = ",", description = "comma-separated: ringwire, netty-io_uring, "
-            + "netty-epoll, netty-nio, blocking-platform, blocking-virtual (default: all)")
-        List<String> servers;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
 
-        @Option(names = "--conns", defaultValue = "500", description = "connections (default: ${DEFAULT-VALUE})")
-        int conns;
-
-        @Option(names = "--size", defaultValue = "128", description = "bytes per message (default: ${DEFAULT-VALUE})")
-        int size;
-
-        @Option(names = "--depth", defaultValue = "1", description = "messages in flight per connection "
+        @Option(names = "--conns", split = ",", defaultValue = "500", description = "connections, or a list "
             + "(default: ${DEFAULT-VALUE})")
+        List<Integer> conns;
+
+        @Option(names = "--size", split = ",", defaultValue = "128", description = "bytes per message (≥ 12), "
+            + "or a list (default: ${DEFAULT-VALUE})")
+        List<Integer> sizes;
+
+        @Option(names = "--depth", defaultValue = "1", description = "closed loop: messages in flight per "
+            + "connection (default: ${DEFAULT-VALUE})")
         int depth;
 
-        @Option(names = "--rounds", defaultValue = "3", description = "rounds; servers alternate order "
-            + "(default: ${DEFAULT-VALUE})")
-        int rounds;
-
-        @Option(names = "--seconds", defaultValue = "5", description = "measured seconds per run "
-            + "(default: ${DEFAULT-VALUE})")
-        double seconds;
-
-        @Option(names = "--warmup", defaultValue = "3", description = "unmeasured seconds first (JIT) "
-            + "(default: ${DEFAULT-VALUE})")
-        double warmup;
-
-        @Option(names = "--threads", defaultValue = "1", description = "event-loop threads of the Netty servers "
-            + "(default: ${DEFAULT-VALUE})")
-        int threads;
+        @Option(names = "--rate", defaultValue = "0", description = "open loop: messages per second over all "
+            + "connections; 0 = closed loop (default: ${DEFAULT-VALUE})")
+        double rate;
 
         @Override
         public Integer call() throws Exception {
-            List<Competitor> list = servers == null ? Arrays.asList(Competitor.values())
-                : servers.stream().map(Competitor::of).toList();
-            EchoExperiment.Settings s = new EchoExperiment.Settings(list, rounds, conns, size, depth, warmup, seconds,
-                threads);
-            System.out.println("echo: " + conns + " conns × " + size + " B × depth " + depth + ", " + rounds
-                + " rounds, servers " + list.stream().map(Competitor::label).toList()
-                + (EchoExperiment.canPin() ? ", server on CPU 1" : ", unpinned (one core or no taskset)"));
-            List<RunResult> runs = new EchoExperiment(s, System.out::println).run();
-            Summary summary = Summary.of(runs);
-            System.out.println();
-            System.out.print(summary.table());
-            System.out.println(summary.verdict());
-            Path dir = parent == null ? Path.of("lab-results") : parent.out;
-            Files.createDirectories(dir);
-            Path json = dir.resolve("results.json");
-            Files.writeString(json, summary.json("echo", s, runs), StandardCharsets.UTF_8);
-            System.out.println("results: " + json.toAbsolutePath());
-            return summary.rows().stream().anyMatch(r -> r.mismatches() > 0) ? 1 : 0;
+            return execute(spec, common, Workloads.echoSweep(common.settings(), conns, sizes, depth, rate),
+                new ArrayList<>(), false);
+        }
+    }
+
+    @Command(name = "rpc-backend", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Seed 000's backend: a few dozen connections, each multiplexing many concurrent finite "
+            + "streams; a stream sends its next message when the previous answer returns, and a finished stream is "
+            + "replaced by a new one (closed loop).",
+            "Framing: [4-byte length][4-byte stream][4-byte sequence][payload], echoed frame by frame "
+                + "(LengthFieldBasedFrameDecoder on the Netty servers)."})
+    static final class RpcBackend implements Callable<Integer> {
+        @Mixin
+        Common common;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--conns", defaultValue = "32", description = "connections (default: ${DEFAULT-VALUE})")
+        int conns;
+
+        @Option(names = "--streams", defaultValue = "1000", description = "concurrent streams per connection "
+            + "(default: ${DEFAULT-VALUE})")
+        int streams;
+
+        @Option(names = "--messages", defaultValue = "32", description = "messages per stream "
+            + "(default: ${DEFAULT-VALUE})")
+        int messages;
+
+        @Option(names = "--size", defaultValue = "128", description = "bytes per frame (default: ${DEFAULT-VALUE})")
+        int size;
+
+        @Override
+        public Integer call() throws Exception {
+            return execute(spec, common, List.of(Workloads.rpcBackend(common.settings(), conns, streams, messages,
+                size)), new ArrayList<>(), false);
+        }
+    }
+
+    @Command(name = "rpc-frontend", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Seed 000's frontend: thousands of connections with long-lived streams, messages sent at a "
+            + "fixed total rate (open loop), optionally in batches per connection. The figure that matters is the "
+            + "server's CPU at that fixed offered load, as in the seed; latency runs from the scheduled send."})
+    static final class RpcFrontend implements Callable<Integer> {
+        @Mixin
+        Common common;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--conns", defaultValue = "2000", description = "connections (default: ${DEFAULT-VALUE})")
+        int conns;
+
+        @Option(names = "--streams", defaultValue = "30", description = "streams per connection "
+            + "(default: ${DEFAULT-VALUE})")
+        int streams;
+
+        @Option(names = "--rate", defaultValue = "20000", description = "messages per second, all connections "
+            + "together (default: ${DEFAULT-VALUE})")
+        double rate;
+
+        @Option(names = "--batch", defaultValue = "1", description = "messages a connection sends at once "
+            + "(seed 000's periodic batches: 10) (default: ${DEFAULT-VALUE})")
+        int batch;
+
+        @Option(names = "--size", defaultValue = "128", description = "bytes per frame (default: ${DEFAULT-VALUE})")
+        int size;
+
+        @Override
+        public Integer call() throws Exception {
+            return execute(spec, common, List.of(Workloads.rpcFrontend(common.settings(), conns, streams, rate, batch,
+                size)), new ArrayList<>(), false);
+        }
+    }
+
+    @Command(name = "single-stream", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Seed 000's single stream: one connection, a flood of frames with a large window of "
+            + "messages in flight; throughput, and the server's peak heap, pooled direct memory and GC (the seed "
+            + "saw 3.7 GB of heap against epoll's 35 MB)."})
+    static final class SingleStream implements Callable<Integer> {
+        @Mixin
+        Common common;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--size", defaultValue = "1024", description = "bytes per frame (default: ${DEFAULT-VALUE})")
+        int size;
+
+        @Option(names = "--window", defaultValue = "16384", description = "frames in flight "
+            + "(default: ${DEFAULT-VALUE})")
+        int window;
+
+        @Override
+        public Integer call() throws Exception {
+            return execute(spec, common, List.of(Workloads.singleStream(common.settings(), size, window)),
+                new ArrayList<>(), false);
+        }
+    }
+
+    @Command(name = "redis", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Seed 003: the real redis-benchmark (Debian redis-tools; installed with apt-get when run as "
+            + "root, else this workload is skipped with a note) against a SET/GET server on each transport: "
+            + "Netty's redis codec on the Netty servers, a small RESP reader on the blocking ones."})
+    static final class Redis implements Callable<Integer> {
+        @Mixin
+        Common common;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--clients", split = ",", defaultValue = "10,50", description = "redis-benchmark "
+            + "connections, a list (default: ${DEFAULT-VALUE})")
+        List<Integer> clients;
+
+        @Option(names = "--size", defaultValue = "1024", description = "value bytes (default: ${DEFAULT-VALUE})")
+        int size;
+
+        @Option(names = "--command", defaultValue = "set", description = "set or get (default: ${DEFAULT-VALUE})")
+        String command;
+
+        @Override
+        public Integer call() throws Exception {
+            List<String> notes = new ArrayList<>();
+            List<Experiment> e = Workloads.redis(common.settings(), command, clients, size, notes::add);
+            return execute(spec, common, e, notes, false);
+        }
+    }
+
+    @Command(name = "cost-model", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Seed 002: measures s (user/kernel switch), w (kernel send/recv work) and t (io_uring's "
+            + "per-operation cost at batch 1) on this machine, the cost per send at batch n = 1..64, then runs echo "
+            + "500 × 128 B on ringwire and netty-epoll and prints the model's prediction (from Ringwire's observed n, "
+            + "SQEs per enter) next to the measured CPU ratio."})
+    static final class CostModelCommand implements Callable<Integer> {
+        @Mixin
+        Common common;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            Experiment.Settings s = common.servers == null
+                ? common.settings(List.of(Competitor.RINGWIRE, Competitor.NETTY_EPOLL)) : common.settings();
+            return execute(spec, common, List.of(Workloads.echo(s, 500, 128, 1, 0)), new ArrayList<>(), true);
+        }
+    }
+
+    @Command(name = "all", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Every workload with its defaults: echo, echo open loop at 20k msgs/s, rpc-backend, "
+            + "rpc-frontend, single-stream, redis (10 and 50 clients) and the cost model. About 15 minutes with "
+            + "the default 2 rounds."})
+    static final class All implements Callable<Integer> {
+        @Mixin
+        Common common;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            Experiment.Settings s = common.settings();
+            List<String> notes = new ArrayList<>();
+            List<Experiment> e = new ArrayList<>(List.of(
+                Workloads.echo(s, 500, 128, 1, 0),
+                Workloads.echo(s, 500, 128, 1, 20_000),
+                Workloads.rpcBackend(s, 32, 1000, 32, 128),
+                Workloads.rpcFrontend(s, 2000, 30, 20_000, 1, 128),
+                Workloads.singleStream(s, 1024, 16384)));
+            e.addAll(Workloads.redis(s, "set", List.of(10, 50), 1024, notes::add));
+            return execute(spec, common, e, notes, true);
         }
     }
 
     /** The kernel's io_uring features. */
-    @Command(name = "probe", mixinStandardHelpOptions = true, description = "What this kernel's io_uring offers.")
+    @Command(name = "probe", mixinStandardHelpOptions = true, description = "What this kernel's io_uring offers: "
+        + "setup flags, features, opcodes, and multishot accept/recv and buffer rings tried live on loopback.")
     static final class ProbeCommand implements Callable<Integer> {
         @Override
         public Integer call() {

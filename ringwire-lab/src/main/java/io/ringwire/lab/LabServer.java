@@ -1,7 +1,18 @@
 package io.ringwire.lab;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.ringwire.examples.EchoServer;
+import io.ringwire.examples.EchoServerHandler;
+import io.ringwire.examples.RedisServer;
+import io.ringwire.examples.Transports;
 
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -9,66 +20,197 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One competitor's echo server, in its own JVM: {@code LabServer <competitor> <port> <threads>}. Prints
- * {@code READY <port>} once it accepts connections; runs until killed. Binds 127.0.0.1 only.
+ * One competitor's server, in its own JVM: {@code LabServer <competitor> <port> <threads> <protocol>}. Prints
+ * {@code READY <port>} once it accepts connections, then answers {@code RESET} and {@code STATS} lines on stdin
+ * (see {@link ServerStats}); runs until killed. Binds the loopback address only.
  */
 public final class LabServer {
+    /** Frames longer than this close the connection: a framing error, not a workload. */
+    static final int MAX_FRAME = 1 << 20;
+
     private LabServer() { }
 
     /**
-     * @param args competitor label, port, event-loop threads
+     * @param args competitor label, port, event-loop threads, protocol (echo, frames, redis)
      * @throws Exception if the server cannot start
      */
     public static void main(String[] args) throws Exception {
         Competitor competitor = Competitor.of(args[0]);
         int port = Integer.parseInt(args[1]);
         int threads = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        Protocol protocol = args.length > 3 ? Protocol.valueOf(args[3].toUpperCase(Locale.ROOT)) : Protocol.ECHO;
         InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        ServerStats stats = new ServerStats();
         switch (competitor) {
-            case BLOCKING_PLATFORM -> blocking(address, false);
-            case BLOCKING_VIRTUAL -> blocking(address, true);
-            default -> netty(competitor, address, threads);
+            case BLOCKING_PLATFORM -> blocking(address, protocol, false, stats);
+            case BLOCKING_VIRTUAL -> blocking(address, protocol, true, stats);
+            default -> netty(competitor, address, threads, protocol, stats);
         }
     }
 
-    private static void netty(Competitor competitor, InetSocketAddress address, int threads) throws Exception {
-        // the same program as ringwire-examples' EchoServer (seed 001's handler), on the competitor's transport
-        EchoServer.start(competitor.label(), address, threads);
-        ready(address.getPort());
-        Thread.currentThread().join();
+    private static void netty(Competitor competitor, InetSocketAddress address, int threads, Protocol protocol,
+                              ServerStats stats) throws Exception {
+        // the examples' programs; only the transport differs between competitors
+        ServerStats.nettyUsed = true;
+        Channel server = switch (protocol) {
+            case ECHO -> EchoServer.start(competitor.label(), address, threads);
+            case REDIS -> RedisServer.start(competitor.label(), address, threads);
+            case FRAMES -> Transports.startServer(competitor.label(), address, threads,
+                new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(MAX_FRAME, 0, 4),
+                            new EchoServerHandler());
+                    }
+                });
+        };
+        stats.serve(address.getPort());
+        server.closeFuture().sync();
     }
 
     /** Seed 004's model: a thread per connection, blocking reads and writes (platform or virtual threads). */
-    private static void blocking(InetSocketAddress address, boolean virtual) throws IOException {
+    private static void blocking(InetSocketAddress address, Protocol protocol, boolean virtual, ServerStats stats)
+        throws IOException {
         Thread.Builder builder = virtual ? Thread.ofVirtual() : Thread.ofPlatform().daemon(true);
+        Map<String, byte[]> store = new ConcurrentHashMap<>();
         try (ServerSocket server = new ServerSocket()) {
             server.setReuseAddress(true);
             server.bind(address, 4096);
-            ready(address.getPort());
+            Thread control = Thread.ofPlatform().daemon(true).start(() -> stats.serve(address.getPort()));
+            control.setName("lab-stats");
             for (;;) {
                 Socket s = server.accept();
                 s.setTcpNoDelay(true);
-                builder.start(() -> echo(s));
+                builder.start(() -> {
+                    try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+                        switch (protocol) {
+                            case ECHO -> echo(in, out);
+                            case FRAMES -> frames(in, out);
+                            case REDIS -> redis(in, out, store);
+                        }
+                    } catch (IOException closed) {
+                        // the load generator went away, or sent something malformed
+                    }
+                });
             }
         }
     }
 
-    private static void echo(Socket s) {
+    private static void echo(InputStream in, OutputStream out) throws IOException {
         byte[] buf = new byte[64 * 1024];
-        try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
-            int n;
-            while ((n = in.read(buf)) > 0) {
-                out.write(buf, 0, n);
-            }
-        } catch (IOException closed) {
-            // the load generator went away
+        int n;
+        while ((n = in.read(buf)) > 0) {
+            out.write(buf, 0, n);
         }
     }
 
-    private static void ready(int port) {
-        System.out.println("READY " + port);
-        System.out.flush();
+    /** Frame by frame, like the Netty servers' decoder; written back in one write once no more input is waiting. */
+    static void frames(InputStream rawIn, OutputStream rawOut) throws IOException {
+        DataInputStream in = new DataInputStream(new BufferedInputStream(rawIn, 64 * 1024));
+        OutputStream out = new BufferedOutputStream(rawOut, 64 * 1024);
+        byte[] frame = new byte[1024];
+        for (;;) {
+            int length;
+            try {
+                length = in.readInt();
+            } catch (EOFException end) {
+                return;
+            }
+            if (length < 0 || length > MAX_FRAME) {
+                throw new IOException("bad frame length " + length);
+            }
+            if (frame.length < length) {
+                frame = new byte[length];
+            }
+            in.readFully(frame, 0, length);
+            out.write(length >>> 24);
+            out.write(length >>> 16);
+            out.write(length >>> 8);
+            out.write(length);
+            out.write(frame, 0, length);
+            if (in.available() == 0) {
+                out.flush();
+            }
+        }
+    }
+
+    /** Just enough RESP for redis-benchmark's SET and GET: arrays of bulk strings in, simple answers out. */
+    static void redis(InputStream rawIn, OutputStream rawOut, Map<String, byte[]> store) throws IOException {
+        InputStream in = new BufferedInputStream(rawIn, 64 * 1024);
+        OutputStream out = new BufferedOutputStream(rawOut, 64 * 1024);
+        for (;;) {
+            int first = in.read();
+            if (first < 0) {
+                return;
+            }
+            if (first != '*') {
+                throw new IOException("expected a RESP array, got byte " + first);
+            }
+            int count = (int) readNumber(in);
+            byte[][] args = new byte[Math.max(count, 0)][];
+            for (int i = 0; i < args.length; i++) {
+                if (in.read() != '$') {
+                    throw new IOException("expected a RESP bulk string");
+                }
+                long length = readNumber(in);
+                if (length < 0 || length > MAX_FRAME) {
+                    throw new IOException("bad bulk length " + length);
+                }
+                args[i] = in.readNBytes((int) length);
+                if (args[i].length != length || in.read() != '\r' || in.read() != '\n') {
+                    throw new IOException("truncated bulk string");
+                }
+            }
+            String command = args.length == 0 ? "" : new String(args[0], StandardCharsets.US_ASCII)
+                .toUpperCase(Locale.ROOT);
+            if (command.equals("SET") && args.length >= 3) {
+                store.put(new String(args[1], StandardCharsets.UTF_8), args[2]);
+                out.write("+OK\r\n".getBytes(StandardCharsets.US_ASCII));
+            } else if (command.equals("GET") && args.length == 2) {
+                byte[] value = store.get(new String(args[1], StandardCharsets.UTF_8));
+                if (value == null) {
+                    out.write("$-1\r\n".getBytes(StandardCharsets.US_ASCII));
+                } else {
+                    out.write(("$" + value.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                    out.write(value);
+                    out.write('\r');
+                    out.write('\n');
+                }
+            } else if (command.equals("PING")) {
+                out.write("+PONG\r\n".getBytes(StandardCharsets.US_ASCII));
+            } else if (command.equals("CONFIG")) {
+                out.write("*0\r\n".getBytes(StandardCharsets.US_ASCII));
+            } else {
+                out.write(("-ERR unknown command '" + command + "'\r\n").getBytes(StandardCharsets.US_ASCII));
+            }
+            if (in.available() == 0) {
+                out.flush();
+            }
+        }
+    }
+
+    private static long readNumber(InputStream in) throws IOException {
+        long value = 0;
+        boolean negative = false;
+        for (int b = in.read(); ; b = in.read()) {
+            if (b == '-') {
+                negative = true;
+            } else if (b >= '0' && b <= '9') {
+                value = value * 10 + (b - '0');
+            } else if (b == '\r') {
+                if (in.read() != '\n') {
+                    throw new IOException("expected CRLF");
+                }
+                return negative ? -value : value;
+            } else {
+                throw new IOException("bad RESP number");
+            }
+        }
     }
 }

@@ -1,22 +1,39 @@
 package io.ringwire.lab;
 
 /**
- * One measured run of one server.
+ * One measured run of one server on one workload.
  *
+ * @param workload        e.g. {@code echo}
+ * @param variant         the workload's parameters, e.g. {@code 500 conns × 128 B × 1}
  * @param server          competitor label
  * @param round           round number (servers alternate order between rounds)
- * @param rps             round trips per second
+ * @param rate            answers per second (messages, round trips or requests)
+ * @param offeredRate     open loop: the scheduled rate; NaN for a closed loop
  * @param p50Us           median latency, µs
  * @param p99Us           99th percentile, µs
  * @param p999Us          99.9th percentile, µs
- * @param serverCpuUsPerRt server CPU (all threads, user + system) per round trip, µs
+ * @param maxUs           largest latency, µs
+ * @param streamsPerSec   finite streams completed per second (NaN without streams)
+ * @param streamP99Ms     99th percentile whole-stream time, ms (NaN without streams)
+ * @param sendLagP99Us    open loop: the generator's own lateness, 99th percentile, µs (large: it was the limit)
+ * @param serverCpuUsPerMsg server CPU (all threads, user + system, from /proc) per answer, µs
  * @param serverUtil      server CPU over the window, in cores
- * @param loadgenUtil     load generator thread's CPU over the window, in cores (≈1: the load generator was the limit)
- * @param peakRssMiB      server's peak RSS
+ * @param loadgenUtil     the load generator's CPU over the window, in cores (≈1: it was the limit)
+ * @param peakRssMiB      server's peak RSS over its life (VmHWM)
+ * @param heapPeakMiB     server's peak heap in use during the window (sampled every 10 ms)
+ * @param directPeakMiB   server's peak pooled direct memory (Netty's default allocator) during the window
+ * @param gcCount         server's collections during the window
+ * @param gcMillis        server's collection time during the window
+ * @param sqesPerEnter    Ringwire only: SQEs submitted per io_uring_enter during the window (n of seed 002)
+ * @param iovecsPerWrite  Ringwire only: iovecs per gathered write
+ * @param bytesPerRecv    Ringwire only: bytes per receive completion
  * @param mismatches      echoed bytes that differed from what was sent
- * @param errors          connection errors
+ * @param errors          connection errors or failed requests
  */
-public record RunResult(String server, int round, double rps, double p50Us, double p99Us, double p999Us,
-                        double serverCpuUsPerRt, double serverUtil, double loadgenUtil, double peakRssMiB,
-                        long mismatches, long errors) {
+public record RunResult(String workload, String variant, String server, int round, double rate, double offeredRate,
+                        double p50Us, double p99Us, double p999Us, double maxUs, double streamsPerSec,
+                        double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil,
+                        double loadgenUtil, double peakRssMiB, double heapPeakMiB, double directPeakMiB,
+                        double gcCount, double gcMillis, double sqesPerEnter, double iovecsPerWrite,
+                        double bytesPerRecv, long mismatches, long errors) {
 }

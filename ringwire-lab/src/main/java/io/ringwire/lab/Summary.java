@@ -5,125 +5,167 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
- * Per-server medians over the rounds, ratios to netty-epoll, the terminal table, the one-line verdict and
- * {@code results.json}.
+ * One experiment's runs boiled down: per server the medians over rounds (rate with its min-max), ratios to
+ * {@code netty-epoll}, the terminal table and the one-line verdict.
+ *
+ * @param workload the workload's name
+ * @param variant  its parameters
+ * @param rows     one per server, in the order servers first ran
  */
-public final class Summary {
-    /** Medians of one server's runs. */
-    public record Row(String server, int runs, double rps, double rpsMin, double rpsMax, double rpsVsEpoll,
-                      double p50Us, double p99Us, double cpuUsPerRt, double cpuVsEpoll, double serverUtil,
-                      double loadgenUtil, double peakRssMiB, long mismatches, long errors) { }
-
+public record Summary(String workload, String variant, List<Summary.Row> rows) {
+    /** The baseline every ratio is taken against. */
     static final String BASELINE = Competitor.NETTY_EPOLL.label();
 
-    private final List<Row> rows;
-
-    private Summary(List<Row> rows) {
-        this.rows = rows;
+    /** Medians of one server's runs (NaN where a figure does not apply). */
+    public record Row(String server, int runs, double rate, double rateMin, double rateMax, double rateVsEpoll,
+                      double offeredRate, double p50Us, double p99Us, double p999Us, double streamsPerSec,
+                      double sendLagP99Us, double cpuUsPerMsg, double cpuVsEpoll, double serverUtil,
+                      double loadgenUtil, double peakRssMiB, double heapPeakMiB, double directPeakMiB, double gcCount,
+                      double gcMillis, double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv,
+                      long mismatches, long errors) {
+        /** @return whether every run was clean */
+        public boolean clean() {
+            return mismatches == 0 && errors == 0;
+        }
     }
 
     /**
-     * @param runs every run of one experiment
-     * @return medians per server, in the order servers first appear
+     * @param runs every run of the lab, any workloads
+     * @return one summary per (workload, variant), in the order they ran
      */
-    public static Summary of(List<RunResult> runs) {
+    public static List<Summary> of(List<RunResult> runs) {
+        Map<String, List<RunResult>> groups = new LinkedHashMap<>();
+        for (RunResult r : runs) {
+            groups.computeIfAbsent(r.workload() + "\u0000" + r.variant(), k -> new ArrayList<>()).add(r);
+        }
+        List<Summary> out = new ArrayList<>();
+        for (List<RunResult> g : groups.values()) {
+            out.add(summarise(g));
+        }
+        return out;
+    }
+
+    private static Summary summarise(List<RunResult> runs) {
         Map<String, List<RunResult>> by = new LinkedHashMap<>();
         for (RunResult r : runs) {
             by.computeIfAbsent(r.server(), k -> new ArrayList<>()).add(r);
         }
         List<RunResult> base = by.get(BASELINE);
-        double baseRps = base == null ? Double.NaN : Stats.median(base.stream().map(RunResult::rps).toList());
-        double baseCpu = base == null ? Double.NaN
-            : Stats.median(base.stream().map(RunResult::serverCpuUsPerRt).toList());
+        double baseRate = base == null ? Double.NaN : median(base, RunResult::rate);
+        double baseCpu = base == null ? Double.NaN : median(base, RunResult::serverCpuUsPerMsg);
         List<Row> rows = new ArrayList<>();
         for (Map.Entry<String, List<RunResult>> e : by.entrySet()) {
             List<RunResult> rs = e.getValue();
-            List<Double> rps = rs.stream().map(RunResult::rps).toList();
-            double[] range = Stats.range(rps);
-            double medRps = Stats.median(rps);
-            double cpu = Stats.median(rs.stream().map(RunResult::serverCpuUsPerRt).toList());
-            rows.add(new Row(e.getKey(), rs.size(), medRps, range[0], range[1], Stats.ratio(medRps, baseRps),
-                Stats.median(rs.stream().map(RunResult::p50Us).toList()),
-                Stats.median(rs.stream().map(RunResult::p99Us).toList()), cpu, Stats.ratio(cpu, baseCpu),
-                Stats.median(rs.stream().map(RunResult::serverUtil).toList()),
-                Stats.median(rs.stream().map(RunResult::loadgenUtil).toList()),
-                Stats.median(rs.stream().map(RunResult::peakRssMiB).toList()),
+            double rate = median(rs, RunResult::rate);
+            double[] range = Stats.range(rs.stream().map(RunResult::rate).toList());
+            double cpu = median(rs, RunResult::serverCpuUsPerMsg);
+            rows.add(new Row(e.getKey(), rs.size(), rate, range[0], range[1], Stats.ratio(rate, baseRate),
+                median(rs, RunResult::offeredRate), median(rs, RunResult::p50Us), median(rs, RunResult::p99Us),
+                median(rs, RunResult::p999Us), median(rs, RunResult::streamsPerSec),
+                median(rs, RunResult::sendLagP99Us), cpu, Stats.ratio(cpu, baseCpu),
+                median(rs, RunResult::serverUtil), median(rs, RunResult::loadgenUtil),
+                median(rs, RunResult::peakRssMiB), median(rs, RunResult::heapPeakMiB),
+                median(rs, RunResult::directPeakMiB), median(rs, RunResult::gcCount),
+                median(rs, RunResult::gcMillis), median(rs, RunResult::sqesPerEnter),
+                median(rs, RunResult::iovecsPerWrite), median(rs, RunResult::bytesPerRecv),
                 rs.stream().mapToLong(RunResult::mismatches).sum(), rs.stream().mapToLong(RunResult::errors).sum()));
         }
-        return new Summary(rows);
+        return new Summary(runs.get(0).workload(), runs.get(0).variant(), rows);
     }
 
-    /** @return one row per server */
-    public List<Row> rows() {
-        return rows;
+    /** Median over the runs that have the figure; NaN if none has it. */
+    static double median(List<RunResult> runs, ToDoubleFunction<RunResult> f) {
+        List<Double> v = runs.stream().mapToDouble(f).filter(x -> !Double.isNaN(x)).boxed().toList();
+        return v.isEmpty() ? Double.NaN : Stats.median(v);
     }
 
-    /** @return the table as text, one line per server */
+    /** @return whether the load was open loop (a fixed offered rate) */
+    public boolean openLoop() {
+        return rows.stream().anyMatch(r -> !Double.isNaN(r.offeredRate()));
+    }
+
+    /** @return the row of one server, or null */
+    public Row row(String server) {
+        return rows.stream().filter(r -> r.server().equals(server)).findFirst().orElse(null);
+    }
+
+    /** @return the table as text: a title line, a header, one line per server */
     public String table() {
-        StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
-            "%-18s %4s %12s %7s %9s %9s %10s %8s %7s %7s %8s %6s%n", "server", "runs", "rps", "×epoll", "p50 µs",
-            "p99 µs", "CPU µs/RT", "CPU×ep", "srv cpu", "lg cpu", "RSS MiB", "bad"));
+        StringBuilder b = new StringBuilder();
+        b.append("== ").append(workload).append(" · ").append(variant).append(" ==\n");
+        b.append(String.format(Locale.ROOT, "%-18s %4s %11s %13s %6s %8s %8s %8s %6s %5s %5s %6s %6s %5s %5s %4s%n",
+            "server", "runs", openLoop() ? "answers/s" : "msgs/s", "min-max", "×ep", "p50 µs", "p99 µs",
+            "CPU µs/m", "×ep", "srv", "lg", "RSS", "heap", "GCs", "n", "bad"));
         for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "%-18s %4d %,12.0f %7.2f %,9.0f %,9.0f %10.2f %8.2f %7.2f %7.2f %8.0f %6d%n",
-                r.server(), r.runs(), r.rps(), r.rpsVsEpoll(), r.p50Us(), r.p99Us(), r.cpuUsPerRt(), r.cpuVsEpoll(),
-                r.serverUtil(), r.loadgenUtil(), r.peakRssMiB(), r.mismatches() + r.errors()));
+            b.append(String.format(Locale.ROOT,
+                "%-18s %4d %,11.0f %13s %6s %,8.0f %,8.0f %8.2f %6s %5.2f %5s %6.0f %6.0f %5.0f %5s %4d%n",
+                r.server(), r.runs(), r.rate(), compact(r.rateMin()) + "-" + compact(r.rateMax()), ratio(r.rateVsEpoll()),
+                r.p50Us(), r.p99Us(), r.cpuUsPerMsg(), ratio(r.cpuVsEpoll()), r.serverUtil(),
+                Double.isNaN(r.loadgenUtil()) ? "-" : String.format(Locale.ROOT, "%.2f", r.loadgenUtil()),
+                r.peakRssMiB(), r.heapPeakMiB(), r.gcCount(),
+                Double.isNaN(r.sqesPerEnter()) ? "-" : String.format(Locale.ROOT, "%.1f", r.sqesPerEnter()),
+                r.mismatches() + r.errors()));
         }
         return b.toString();
     }
 
-    /** @return one sentence: who used the least CPU per round trip, and how Ringwire compares to epoll */
+    private static String ratio(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    static String compact(double v) {
+        if (Double.isNaN(v)) {
+            return "-";
+        }
+        if (v >= 1e6) {
+            return String.format(Locale.ROOT, "%.2fM", v / 1e6);
+        }
+        return v >= 1e4 ? String.format(Locale.ROOT, "%.0fk", v / 1e3) : String.format(Locale.ROOT, "%.0f", v);
+    }
+
+    /** @return one sentence: who spent least, how Ringwire compares with epoll, and anything that went wrong */
     public String verdict() {
-        Row best = rows.stream().filter(r -> !Double.isNaN(r.cpuUsPerRt()))
-            .min((a, c) -> Double.compare(a.cpuUsPerRt(), c.cpuUsPerRt())).orElse(null);
-        if (best == null) {
-            return "verdict: no measurement";
-        }
+        StringBuilder b = new StringBuilder(workload).append(" (").append(variant).append("): ");
         long bad = rows.stream().mapToLong(r -> r.mismatches() + r.errors()).sum();
-        Row ringwire = rows.stream().filter(r -> r.server().equals(Competitor.RINGWIRE.label())).findFirst()
-            .orElse(null);
-        String rw = ringwire == null || Double.isNaN(ringwire.cpuVsEpoll()) ? ""
-            : String.format(Locale.ROOT, "; ringwire needs %.2f× netty-epoll's CPU per round trip at %.2f× its rate",
-                ringwire.cpuVsEpoll(), ringwire.rpsVsEpoll());
-        return String.format(Locale.ROOT, "verdict: %s spends the least server CPU per round trip (%.2f µs)%s%s",
-            best.server(), best.cpuUsPerRt(), rw, bad > 0 ? "; WARNING: " + bad + " mismatches/errors" : "");
-    }
-
-    /**
-     * @param workload a name, e.g. {@code "echo"}
-     * @param settings what ran
-     * @param runs     every run
-     * @return results.json's text
-     */
-    public String json(String workload, EchoExperiment.Settings settings, List<RunResult> runs) {
-        StringBuilder b = new StringBuilder("{\n");
-        b.append(String.format(Locale.ROOT, "  \"workload\": \"%s\",\n  \"conns\": %d, \"size\": %d, \"depth\": %d, "
-            + "\"rounds\": %d, \"seconds\": %s, \"warmupSeconds\": %s, \"threads\": %d,%n", workload, settings.conns(),
-            settings.size(), settings.depth(), settings.rounds(), num(settings.seconds()),
-            num(settings.warmupSeconds()), settings.threads()));
-        b.append("  \"runs\": [\n");
-        for (int i = 0; i < runs.size(); i++) {
-            RunResult r = runs.get(i);
-            b.append(String.format(Locale.ROOT, "    {\"server\": \"%s\", \"round\": %d, \"rps\": %s, \"p50Us\": %s, "
-                + "\"p99Us\": %s, \"p999Us\": %s, \"serverCpuUsPerRt\": %s, \"serverUtil\": %s, \"loadgenUtil\": %s, "
-                + "\"peakRssMiB\": %s, \"mismatches\": %d, \"errors\": %d}%s%n", r.server(), r.round(), num(r.rps()),
-                num(r.p50Us()), num(r.p99Us()), num(r.p999Us()), num(r.serverCpuUsPerRt()), num(r.serverUtil()),
-                num(r.loadgenUtil()), num(r.peakRssMiB()), r.mismatches(), r.errors(), i + 1 < runs.size() ? "," : ""));
+        Row best = rows.stream().filter(r -> !Double.isNaN(r.cpuUsPerMsg()))
+            .min((x, y) -> Double.compare(x.cpuUsPerMsg(), y.cpuUsPerMsg())).orElse(null);
+        if (best == null) {
+            return b.append("no measurement").toString();
         }
-        b.append("  ],\n  \"summary\": [\n");
-        for (int i = 0; i < rows.size(); i++) {
-            Row r = rows.get(i);
-            b.append(String.format(Locale.ROOT, "    {\"server\": \"%s\", \"runs\": %d, \"rps\": %s, \"rpsVsEpoll\": %s, "
-                + "\"cpuUsPerRt\": %s, \"cpuVsEpoll\": %s, \"p99Us\": %s, \"peakRssMiB\": %s}%s%n", r.server(), r.runs(),
-                num(r.rps()), num(r.rpsVsEpoll()), num(r.cpuUsPerRt()), num(r.cpuVsEpoll()), num(r.p99Us()),
-                num(r.peakRssMiB()), i + 1 < rows.size() ? "," : ""));
+        Row rw = row(Competitor.RINGWIRE.label());
+        Row nu = row(Competitor.NETTY_IO_URING.label());
+        if (openLoop()) {
+            b.append(String.format(Locale.ROOT, "at %s msgs/s offered, %s spends the least server CPU (%.2f µs/msg, "
+                + "%.2f cores)", compact(best.offeredRate()), best.server(), best.cpuUsPerMsg(), best.serverUtil()));
+        } else {
+            b.append(String.format(Locale.ROOT, "%s spends the least server CPU per message (%.2f µs)", best.server(),
+                best.cpuUsPerMsg()));
         }
-        b.append("  ],\n  \"verdict\": \"").append(verdict().replace("\"", "'")).append("\"\n}\n");
+        if (rw != null && !Double.isNaN(rw.cpuVsEpoll())) {
+            b.append(String.format(Locale.ROOT, "; ringwire %.2f× netty-epoll's CPU/msg at %.2f× its rate",
+                rw.cpuVsEpoll(), rw.rateVsEpoll()));
+            if (nu != null && !Double.isNaN(nu.cpuUsPerMsg())) {
+                b.append(String.format(Locale.ROOT, ", %.2f× netty-io_uring's", rw.cpuUsPerMsg() / nu.cpuUsPerMsg()));
+            }
+        }
+        if (workload.equals("single-stream") && rw != null) {
+            Row ep = row(BASELINE);
+            b.append(String.format(Locale.ROOT, "; heap peak ringwire %.0f MiB", rw.heapPeakMiB()));
+            if (ep != null) {
+                b.append(String.format(Locale.ROOT, " vs netty-epoll %.0f MiB", ep.heapPeakMiB()));
+            }
+        }
+        boolean loadgenBound = !openLoop() && rows.stream().anyMatch(r -> r.loadgenUtil() >= 0.9);
+        if (loadgenBound) {
+            b.append("; the load generator used ≥ 0.9 of its core, so rates are partly its limit (CPU/msg still "
+                + "compares)");
+        }
+        if (bad > 0) {
+            b.append("; FAILED: ").append(bad).append(" mismatched bytes or errors");
+        }
         return b.toString();
-    }
-
-    private static String num(double v) {
-        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : String.format(Locale.ROOT, "%.4f", v);
     }
 }

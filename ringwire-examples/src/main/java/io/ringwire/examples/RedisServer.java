@@ -1,0 +1,56 @@
+package io.ringwire.examples;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.redis.RedisArrayAggregator;
+import io.netty.handler.codec.redis.RedisBulkStringAggregator;
+import io.netty.handler.codec.redis.RedisDecoder;
+import io.netty.handler.codec.redis.RedisEncoder;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+/**
+ * Seed 003's server: Netty's redis codec with a SET/GET store ({@link RedisServerHandler}), on any transport.
+ * The lab's {@code redis} workload starts it on every transport and drives it with the real redis-benchmark.
+ */
+public final class RedisServer {
+    private RedisServer() { }
+
+    /**
+     * @param args optional port (default 6379), thread count (1) and transport (ringwire)
+     * @throws InterruptedException if interrupted while serving
+     */
+    public static void main(String[] args) throws InterruptedException {
+        int port = args.length > 0 ? Integer.parseInt(args[0]) : 6379;
+        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+        String transport = args.length > 2 ? args[2] : "ringwire";
+        Channel server = start(transport, new InetSocketAddress(InetAddress.getLoopbackAddress(), port), threads);
+        try {
+            System.out.println("redis server on " + server.localAddress() + " (" + transport + ")");
+            server.closeFuture().sync();
+        } finally {
+            server.eventLoop().parent().shutdownGracefully();
+        }
+    }
+
+    /**
+     * @param transport one of {@link Transports#NAMES}
+     * @param address   where to listen
+     * @param threads   event-loop threads
+     * @return the bound server channel
+     * @throws InterruptedException if interrupted while binding
+     */
+    public static Channel start(String transport, InetSocketAddress address, int threads)
+        throws InterruptedException {
+        RedisServerHandler store = new RedisServerHandler();
+        return Transports.startServer(transport, address, threads, new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                ch.pipeline().addLast(new RedisDecoder(), new RedisBulkStringAggregator(), new RedisArrayAggregator(),
+                    new RedisEncoder(), store);
+            }
+        });
+    }
+}

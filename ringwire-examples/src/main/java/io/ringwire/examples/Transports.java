@@ -1,0 +1,80 @@
+package io.ringwire.examples;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.ringwire.transport.RingwireIoHandler;
+import io.ringwire.transport.RingwireServerSocketChannel;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/**
+ * The one place the examples pick a transport: the same server program runs on Ringwire or on one of Netty's own
+ * transports, and only the IoHandler factory and the server channel class change.
+ */
+public final class Transports {
+    /** The transport names every example accepts. */
+    public static final List<String> NAMES = List.of("ringwire", "netty-epoll", "netty-io_uring", "netty-nio");
+
+    private Transports() { }
+
+    /**
+     * Starts a TCP server: one event-loop group serving accept and I/O, TCP_NODELAY on every child.
+     *
+     * @param transport    one of {@link #NAMES}
+     * @param address      where to listen
+     * @param threads      event-loop threads
+     * @param childHandler each accepted channel's handler (typically a {@code ChannelInitializer})
+     * @return the bound server channel; its event loop's parent is the group to shut down
+     * @throws InterruptedException if interrupted while binding
+     */
+    public static Channel startServer(String transport, InetSocketAddress address, int threads,
+                                      ChannelHandler childHandler) throws InterruptedException {
+        IoHandlerFactory factory;
+        Class<? extends ServerChannel> channel;
+        switch (transport) {
+            case "ringwire" -> {
+                factory = RingwireIoHandler.newFactory();
+                channel = RingwireServerSocketChannel.class;
+            }
+            case "netty-epoll" -> {
+                factory = EpollIoHandler.newFactory();
+                channel = EpollServerSocketChannel.class;
+            }
+            case "netty-io_uring" -> {
+                factory = IoUringIoHandler.newFactory();
+                channel = IoUringServerSocketChannel.class;
+            }
+            case "netty-nio" -> {
+                factory = NioIoHandler.newFactory();
+                channel = NioServerSocketChannel.class;
+            }
+            default -> throw new IllegalArgumentException("unknown transport '" + transport + "': use one of " + NAMES);
+        }
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, factory);
+        try {
+            return new ServerBootstrap()
+                .group(group)
+                .channel(channel)
+                .option(ChannelOption.SO_BACKLOG, 4096)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(childHandler)
+                .bind(address).sync().channel();
+        } catch (RuntimeException | InterruptedException e) {
+            group.shutdownGracefully();
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.ringwire.lab;
+
+import java.util.List;
+import java.util.Locale;
+
+/** Inline SVG charts for the HTML report: horizontal bars, plain or grouped; no script, no external file. */
+final class Charts {
+    static final String[] COLOURS = {"#1f6feb", "#e8590c", "#2f9e44", "#ae3ec9", "#868e96", "#f08c00"};
+    private static final int LABEL_WIDTH = 170;
+    private static final int BAR_AREA = 300;
+    private static final int ROW = 18;
+
+    private Charts() { }
+
+    /**
+     * @param title  the chart's caption
+     * @param unit   the values' unit
+     * @param labels one per bar
+     * @param values one per bar (NaN: drawn as "n/a")
+     * @param highlight a label drawn in the first colour (the others grey), or null for all in the first colour
+     * @return an {@code <svg>} element
+     */
+    static String bars(String title, String unit, List<String> labels, double[] values, String highlight) {
+        return grouped(title, unit, labels, List.of(unit), new double[][] {values}, highlight);
+    }
+
+    /**
+     * @param title   the chart's caption
+     * @param unit    the values' unit
+     * @param labels  one per group
+     * @param series  one name per bar within a group
+     * @param values  [series][group]
+     * @param highlight a label whose bars stay coloured while others fade, or null
+     * @return an {@code <svg>} element with a legend when there is more than one series
+     */
+    static String grouped(String title, String unit, List<String> labels, List<String> series, double[][] values,
+                          String highlight) {
+        double max = 0;
+        for (double[] s : values) {
+            for (double v : s) {
+                if (!Double.isNaN(v) && !Double.isInfinite(v)) {
+                    max = Math.max(max, v);
+                }
+            }
+        }
+        if (max == 0) {
+            max = 1;
+        }
+        int legend = series.size() > 1 ? 18 : 0;
+        int groupHeight = ROW * series.size() + 6;
+        int height = 24 + legend + groupHeight * labels.size() + 4;
+        int width = LABEL_WIDTH + BAR_AREA + 90;
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+            + "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">", width, height, width, height,
+            Html.escape(title)));
+        b.append(String.format(Locale.ROOT, "<text x=\"0\" y=\"15\" class=\"title\">%s (%s)</text>",
+            Html.escape(title), Html.escape(unit)));
+        if (legend > 0) {
+            int x = LABEL_WIDTH;
+            for (int s = 0; s < series.size(); s++) {
+                b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"26\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                    + "<text x=\"%d\" y=\"35\">%s</text>", x, COLOURS[s % COLOURS.length], x + 14,
+                    Html.escape(series.get(s))));
+                x += 20 + 8 * series.get(s).length();
+            }
+        }
+        int y = 24 + legend;
+        for (int g = 0; g < labels.size(); g++) {
+            boolean faded = highlight != null && !labels.get(g).equals(highlight);
+            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>",
+                LABEL_WIDTH - 6, y + ROW * series.size() / 2 + 8, Html.escape(labels.get(g))));
+            for (int s = 0; s < series.size(); s++) {
+                double v = values[s][g];
+                int len = Double.isNaN(v) ? 0 : (int) Math.round(BAR_AREA * Math.min(v, max) / max);
+                String colour = series.size() == 1 && faded ? "#adb5bd" : COLOURS[s % COLOURS.length];
+                b.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                    + "fill=\"%s\" data-value=\"%s\"><title>%s %s: %s</title></rect>", LABEL_WIDTH, y + 2,
+                    Math.max(len, 1), ROW - 4, colour, Html.num(v), Html.escape(labels.get(g)),
+                    Html.escape(series.get(s)), Html.num(v)));
+                b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>", LABEL_WIDTH + len + 4,
+                    y + ROW - 5, Double.isNaN(v) ? "n/a" : Html.escape(Html.pretty(v))));
+                y += ROW;
+            }
+            y += 6;
+        }
+        return b.append("</svg>").toString();
+    }
+}

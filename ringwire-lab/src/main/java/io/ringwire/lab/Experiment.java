@@ -1,0 +1,153 @@
+package io.ringwire.lab;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One workload with one set of parameters, run on every server: each run on a fresh server JVM (pinned to CPU 1 when
+ * there are two cores), an unmeasured warm-up, a measured window, servers alternating A B C / C B A across rounds.
+ */
+final class Experiment {
+    /**
+     * How to run.
+     *
+     * @param servers       who competes
+     * @param rounds        rounds; the order of servers reverses every other round
+     * @param warmupSeconds unmeasured seconds before each window (JIT)
+     * @param seconds       the measured window
+     * @param threads       event-loop threads of the Netty servers
+     */
+    record Settings(List<Competitor> servers, int rounds, double warmupSeconds, double seconds, int threads) {
+        Settings {
+            if (servers.isEmpty() || rounds < 1 || warmupSeconds < 0 || seconds <= 0 || threads < 1) {
+                throw new IllegalArgumentException("need servers, rounds ≥ 1, warm-up ≥ 0, seconds > 0, threads ≥ 1: "
+                    + this);
+            }
+        }
+
+        /** @return runs it makes per experiment */
+        int runs() {
+            return servers.size() * rounds;
+        }
+    }
+
+    /** Drives one server for one run; calls {@code windowEdge} when the measured window opens and when it closes. */
+    interface Driver {
+        /**
+         * @param target     the server
+         * @param windowEdge call at the window's start and end
+         * @return what the window saw
+         * @throws IOException          if the load cannot be applied
+         * @throws InterruptedException if interrupted
+         */
+        Measurement drive(InetSocketAddress target, Runnable windowEdge) throws IOException, InterruptedException;
+    }
+
+    private final String workload;
+    private final String variant;
+    private final Protocol protocol;
+    private final Settings settings;
+    private final Driver driver;
+
+    /**
+     * @param workload its name
+     * @param variant  its parameters, for tables
+     * @param protocol what the servers speak
+     * @param settings servers, rounds, timing
+     * @param driver   the load
+     */
+    Experiment(String workload, String variant, Protocol protocol, Settings settings, Driver driver) {
+        this.workload = workload;
+        this.variant = variant;
+        this.protocol = protocol;
+        this.settings = settings;
+        this.driver = driver;
+    }
+
+    /** @return the number of runs */
+    int runs() {
+        return settings.runs();
+    }
+
+    /**
+     * @param progress where each run is announced
+     * @return every run, in the order made
+     * @throws IOException          if a server cannot start or be loaded
+     * @throws InterruptedException if interrupted
+     */
+    List<RunResult> run(Progress progress) throws IOException, InterruptedException {
+        List<RunResult> results = new ArrayList<>();
+        for (int round = 1; round <= settings.rounds(); round++) {
+            List<Competitor> order = new ArrayList<>(settings.servers());
+            if (round % 2 == 0) {
+                Collections.reverse(order);
+            }
+            for (Competitor c : order) {
+                progress.starting(String.format(Locale.ROOT, "%s %s · round %d/%d · %s", workload, variant, round,
+                    settings.rounds(), c.label()));
+                RunResult r = runOnce(c, round);
+                progress.finished(oneLine(r));
+                results.add(r);
+            }
+        }
+        return results;
+    }
+
+    static String oneLine(RunResult r) {
+        return String.format(Locale.ROOT, "%,.0f/s, p99 %,.0f µs, server %.2f µs CPU/msg (%.2f cores), "
+                + "heap peak %.0f MiB, %d mismatches, %d errors", r.rate(), r.p99Us(), r.serverCpuUsPerMsg(),
+            r.serverUtil(), r.heapPeakMiB(), r.mismatches(), r.errors());
+    }
+
+    private RunResult runOnce(Competitor competitor, int round) throws IOException, InterruptedException {
+        try (ServerProcess server = ServerProcess.start(competitor, protocol, settings.threads())) {
+            long pid = server.pid();
+            double[] cpu = new double[2];
+            long[] wall = new long[2];
+            int[] edges = {0};
+            Object[] stats = {Map.of()};
+            Measurement m = driver.drive(server.address(), () -> {
+                int i = Math.min(edges[0]++, 1);
+                if (i == 0) {
+                    server.resetStats();
+                }
+                cpu[i] = ProcessStats.cpuSeconds(pid);
+                wall[i] = System.nanoTime();
+                if (i == 1) {
+                    stats[0] = server.stats();
+                }
+            });
+            @SuppressWarnings("unchecked")
+            Map<String, Double> s = (Map<String, Double>) stats[0];
+            double window = (wall[1] - wall[0]) / 1e9;
+            double serverCpu = cpu[1] - cpu[0];
+            return new RunResult(workload, variant, competitor.label(), round, m.rate(),
+                Double.isNaN(m.sendLagP99Us()) ? Double.NaN : m.sent() / m.seconds(),
+                m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(),
+                m.streams() > 0 ? m.streams() / m.seconds() : Double.NaN, m.streamP99Ms(), m.sendLagP99Us(),
+                m.messages() == 0 ? Double.NaN : serverCpu * 1e6 / m.messages(), serverCpu / window,
+                m.loadgenCpuSeconds() / window, ProcessStats.peakRssKiB(pid) / 1024.0,
+                s.getOrDefault("heapPeakMiB", Double.NaN), s.getOrDefault("directPeakMiB", Double.NaN),
+                s.getOrDefault("gcCount", Double.NaN), s.getOrDefault("gcMillis", Double.NaN),
+                per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),
+                m.mismatches(), m.errors());
+        }
+    }
+
+    private static double per(Map<String, Double> s, String what, String per) {
+        Double a = s.get(what);
+        Double b = s.get(per);
+        return a == null || b == null || b == 0 ? Double.NaN : a / b;
+    }
+
+    /** @return a driver running the lab's own generator with {@code config} */
+    static Driver generator(LoadGenerator.Config config, Settings settings) {
+        return (target, edge) -> Measurement.of(new LoadGenerator(target, config)
+            .run(settings.warmupSeconds(), settings.seconds(), edge), config.openLoop());
+    }
+}

@@ -1,0 +1,135 @@
+package io.ringwire.lab;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/** The lab's report as one HTML file: inline CSS and SVG, no script, nothing fetched; it opens from disk. */
+final class HtmlReport {
+    private HtmlReport() { }
+
+    private static final String CSS = """
+        body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#212529;padding:0 16px}
+        h1{font-size:22px} h2{font-size:18px;margin-top:32px;border-bottom:1px solid #dee2e6}
+        table{border-collapse:collapse;margin:8px 0} td,th{padding:3px 8px;border-bottom:1px solid #e9ecef;
+        text-align:right;white-space:nowrap} th{background:#f1f3f5} td:first-child,th:first-child{text-align:left}
+        .verdict{background:#e7f5ff;padding:8px 12px;border-left:4px solid #1f6feb}
+        .bad{background:#fff5f5;border-left-color:#e03131}
+        .charts{display:flex;flex-wrap:wrap;gap:16px} .chart text{font-size:11px} .chart .title{font-weight:600}
+        .seed{background:#fff9db;padding:6px;border:1px dashed #f08c00} .small{color:#495057;font-size:12px}
+        """;
+
+    /**
+     * @param report what the lab found
+     * @return the whole document
+     */
+    static String render(LabReport report) {
+        StringBuilder b = new StringBuilder(64 * 1024);
+        b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Ringwire lab report</title>")
+            .append("<style>").append(CSS).append("</style></head><body>\n");
+        b.append("<h1>Ringwire lab report</h1>\n<p class=\"small\">").append(Html.escape(report.command()))
+            .append("</p>\n<table class=\"machine\">");
+        for (Map.Entry<String, String> e : report.machine().entrySet()) {
+            b.append("<tr><th>").append(Html.escape(e.getKey())).append("</th><td style=\"text-align:left\">")
+                .append(Html.escape(e.getValue())).append("</td></tr>");
+        }
+        b.append("</table>\n");
+        for (String n : report.notes()) {
+            b.append("<p class=\"verdict bad note\">").append(Html.escape(n)).append("</p>\n");
+        }
+        b.append("<p class=\"small\">Each server ran in a fresh JVM, pinned apart from the load generator when the "
+            + "machine has two cores; figures are medians over rounds (servers alternate order), ratios are to "
+            + "netty-epoll. CPU per message is the server process's user + system time from /proc divided by "
+            + "answers. Every echoed byte was checked.</p>\n");
+        for (int i = 0; i < report.summaries().size(); i++) {
+            section(b, report.summaries().get(i), report.verdicts().get(i));
+        }
+        if (report.costModel() != null) {
+            costModel(b, report.costModel());
+        }
+        return b.append("</body></html>\n").toString();
+    }
+
+    private static void section(StringBuilder b, Summary s, String verdict) {
+        boolean bad = s.rows().stream().anyMatch(r -> !r.clean());
+        b.append("<section class=\"workload\" data-workload=\"").append(Html.escape(s.workload())).append("\">\n");
+        b.append("<h2>").append(Html.escape(s.workload())).append(" · ").append(Html.escape(s.variant()))
+            .append("</h2>\n<p class=\"verdict").append(bad ? " bad" : "").append("\">")
+            .append(Html.escape(verdict)).append("</p>\n");
+        String[] head = {"server", "runs", s.openLoop() ? "answers/s" : "msgs/s", "min", "max", "×epoll", "p50 µs",
+            "p99 µs", "p99.9 µs", "CPU µs/msg", "×epoll", "server cores", "loadgen cores", "RSS MiB", "heap MiB",
+            "direct MiB", "GCs", "GC ms", "SQEs/enter", "iovecs/write", "bytes/recv", "mismatches", "errors"};
+        b.append("<table class=\"results\"><tr>");
+        for (String h : head) {
+            b.append("<th>").append(Html.escape(h)).append("</th>");
+        }
+        b.append("</tr>\n");
+        for (Summary.Row r : s.rows()) {
+            double[] v = {r.runs(), r.rate(), r.rateMin(), r.rateMax(), r.rateVsEpoll(), r.p50Us(), r.p99Us(),
+                r.p999Us(), r.cpuUsPerMsg(), r.cpuVsEpoll(), r.serverUtil(), r.loadgenUtil(), r.peakRssMiB(),
+                r.heapPeakMiB(), r.directPeakMiB(), r.gcCount(), r.gcMillis(), r.sqesPerEnter(), r.iovecsPerWrite(),
+                r.bytesPerRecv(), r.mismatches(), r.errors()};
+            b.append("<tr data-server=\"").append(Html.escape(r.server())).append("\"><td>")
+                .append(Html.escape(r.server())).append("</td>");
+            for (double x : v) {
+                b.append("<td>").append(Html.pretty(x)).append("</td>");
+            }
+            b.append("</tr>\n");
+        }
+        b.append("</table>\n<div class=\"charts\">\n");
+        List<String> servers = s.rows().stream().map(Summary.Row::server).toList();
+        String rw = Competitor.RINGWIRE.label();
+        b.append(Charts.bars(s.openLoop() ? "answers per second at the offered rate" : "throughput", "msgs/s",
+            servers, values(s, Summary.Row::rate), rw)).append('\n');
+        b.append(Charts.bars("server CPU per message", "µs", servers, values(s, Summary.Row::cpuUsPerMsg), rw))
+            .append('\n');
+        b.append(Charts.grouped("latency percentiles", "µs", servers, List.of("p50", "p99", "p99.9"),
+            new double[][] {values(s, Summary.Row::p50Us), values(s, Summary.Row::p99Us),
+                values(s, Summary.Row::p999Us)}, null)).append('\n');
+        b.append(Charts.grouped("server memory", "MiB", servers, List.of("heap peak", "direct peak", "RSS peak"),
+            new double[][] {values(s, Summary.Row::heapPeakMiB), values(s, Summary.Row::directPeakMiB),
+                values(s, Summary.Row::peakRssMiB)}, null)).append('\n');
+        SeedFigure seed = SeedFigure.forWorkload(s.workload());
+        if (seed != null) {
+            b.append("<div class=\"seed\" data-seed=\"").append(seed.seed()).append("\">")
+                .append(Charts.bars("seed " + seed.seed() + ": " + seed.title(), seed.unit(),
+                    new ArrayList<>(seed.values().keySet()),
+                    seed.values().values().stream().mapToDouble(Double::doubleValue).toArray(), null))
+                .append("<p class=\"small\">").append(Html.escape(seed.source())).append("</p></div>\n");
+        }
+        b.append("</div>\n</section>\n");
+    }
+
+    private static double[] values(Summary s, ToDoubleFunction<Summary.Row> f) {
+        return s.rows().stream().mapToDouble(f).toArray();
+    }
+
+    private static void costModel(StringBuilder b, CostModel.Report m) {
+        CostModel.Costs c = m.costs();
+        b.append("<section class=\"workload\" data-workload=\"cost-model\">\n<h2>cost-model (seed 002)</h2>\n");
+        b.append(String.format(Locale.ROOT, "<p>s = %.0f ns (user/kernel switch), w = %.0f ns (kernel send/recv "
+            + "work, %d B), t = %.0f ns (io_uring per operation at batch 1); epoll pays s + w = %.0f ns.</p>%n",
+            c.s(), c.w(), c.size(), c.t(), c.epoll()));
+        if (!Double.isNaN(m.observedN())) {
+            b.append("<p class=\"verdict\">").append(Html.escape(String.format(Locale.ROOT, "echo %s: Ringwire's "
+                + "n = %.2f SQEs per enter; predicted io_uring/epoll %.2f (seed's formula) or %.2f (per operation); "
+                + "measured ringwire/netty-epoll CPU per message %.2f.", m.echoVariant(), m.observedN(),
+                m.seedPredictedRatio(), m.perOpPredictedRatio(), m.measuredRatio()))).append("</p>\n");
+        }
+        List<String> labels = new ArrayList<>();
+        double[] seedModel = new double[m.batches().length];
+        double[] perOp = new double[m.batches().length];
+        double[] epoll = new double[m.batches().length];
+        for (int i = 0; i < m.batches().length; i++) {
+            labels.add("n = " + m.batches()[i]);
+            seedModel[i] = c.seedModel(m.batches()[i]);
+            perOp[i] = c.perOpModel(m.batches()[i]);
+            epoll[i] = c.epoll();
+        }
+        b.append("<div class=\"charts\">").append(Charts.grouped("cost per send by batch", "ns", labels,
+            List.of("measured", "seed (t+s)/n", "s/n + t", "epoll s + w"),
+            new double[][] {c.perOpAtN(), seedModel, perOp, epoll}, null)).append("</div>\n</section>\n");
+    }
+}

@@ -1,0 +1,138 @@
+package io.ringwire.lab;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Everything one lab command found: where it ran, what ran, every run, the summaries and verdicts, and the cost model
+ * when it was measured. Written as {@code results.json} and as a self-contained {@code report.html}.
+ *
+ * @param command   the command line, for reproducing
+ * @param machine   kernel, CPU, cores, JDK, pinning, date
+ * @param notes     lines worth reading (skipped workloads, warnings)
+ * @param summaries one per experiment
+ * @param verdicts  one line per experiment
+ * @param runs      every run
+ * @param costModel seed 002's figures, or null
+ */
+public record LabReport(String command, Map<String, String> machine, List<String> notes, List<Summary> summaries,
+                        List<String> verdicts, List<RunResult> runs, CostModel.Report costModel) {
+    /**
+     * @param command   the command line
+     * @param notes     lines worth reading
+     * @param runs      every run
+     * @param costModel or null
+     * @return the report with summaries and verdicts worked out
+     */
+    static LabReport of(String command, List<String> notes, List<RunResult> runs, CostModel.Report costModel) {
+        List<Summary> summaries = Summary.of(runs);
+        return new LabReport(command, describeMachine(), List.copyOf(notes), summaries,
+            summaries.stream().map(Summary::verdict).toList(), List.copyOf(runs), costModel);
+    }
+
+    static Map<String, String> describeMachine() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("date", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+        m.put("kernel", read("/proc/sys/kernel/osrelease"));
+        String cpu = "?";
+        for (String line : read("/proc/cpuinfo").lines().toList()) {
+            if (line.startsWith("model name")) {
+                cpu = line.substring(line.indexOf(':') + 1).trim();
+                break;
+            }
+        }
+        m.put("cpu", cpu);
+        m.put("cpus online", Integer.toString(ServerProcess.onlineCpus()));
+        m.put("pinning", ServerProcess.canPin() ? "servers on CPU 1, load generator on CPU 0 (taskset)"
+            : "none (one core, or no taskset): server and load generator share the CPUs");
+        m.put("jdk", System.getProperty("java.vm.name") + " " + Runtime.version());
+        m.put("netty", io.netty.util.Version.identify().values().stream().findFirst()
+            .map(v -> v.artifactVersion()).orElse("?"));
+        return m;
+    }
+
+    private static String read(String file) {
+        try {
+            return Files.readString(Path.of(file)).trim();
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    /** @return the terminal text: each table, then the verdicts */
+    String text() {
+        StringBuilder b = new StringBuilder();
+        for (Summary s : summaries) {
+            b.append('\n').append(s.table());
+        }
+        if (costModel != null) {
+            b.append('\n').append(costModel.text());
+        }
+        b.append('\n');
+        for (String v : verdicts) {
+            b.append("verdict: ").append(v).append('\n');
+        }
+        for (String n : notes) {
+            b.append("note: ").append(n).append('\n');
+        }
+        return b.toString();
+    }
+
+    /**
+     * Writes results.json and report.html into {@code dir}.
+     *
+     * @param dir the output directory (created)
+     * @return the two files
+     * @throws IOException if writing fails
+     */
+    List<Path> write(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path json = dir.resolve("results.json");
+        Path html = dir.resolve("report.html");
+        Files.writeString(json, json(), StandardCharsets.UTF_8);
+        Files.writeString(html, HtmlReport.render(this), StandardCharsets.UTF_8);
+        return List.of(json, html);
+    }
+
+    /** @return the report as JSON; NaN (a figure that does not apply) is written as null */
+    String json() throws IOException {
+        return mapper().writeValueAsString(this);
+    }
+
+    static ObjectMapper mapper() {
+        SimpleModule nanAsNull = new SimpleModule("nan-as-null");
+        JsonSerializer<Double> doubles = new JsonSerializer<>() {
+            @Override
+            public void serialize(Double v, JsonGenerator g, SerializerProvider p) throws IOException {
+                if (v == null || v.isNaN() || v.isInfinite()) {
+                    g.writeNull();
+                } else {
+                    g.writeNumber(v);
+                }
+            }
+        };
+        nanAsNull.addSerializer(Double.class, doubles);
+        nanAsNull.addSerializer(double.class, doubles);
+        return new ObjectMapper().registerModule(nanAsNull).enable(SerializationFeature.INDENT_OUTPUT);
+    }
+
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT, "LabReport[%s, %d runs]", command, runs.size());
+    }
+}

@@ -1,0 +1,48 @@
+package io.ringwire.lab;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * What a load generator saw in one measured window, whichever generator it was (the lab's own, or redis-benchmark).
+ *
+ * @param messages     answers received in the window
+ * @param sent         messages sent in the window
+ * @param streams      finite streams completed in the window (0 when the workload has none)
+ * @param seconds      the window's length
+ * @param p50Us        latency percentiles, µs
+ * @param p90Us        90th
+ * @param p99Us        99th
+ * @param p999Us       99.9th
+ * @param maxUs        largest
+ * @param streamP99Ms  99th percentile of whole-stream time, ms (NaN without streams)
+ * @param sendLagP99Us open loop: how late the 99th percentile send left against its schedule, µs (NaN closed loop)
+ * @param mismatches   bytes that differed from what was sent
+ * @param errors       connections lost or failed requests
+ * @param loadgenCpuSeconds the generator's own CPU in the window (NaN if unknown)
+ */
+public record Measurement(long messages, long sent, long streams, double seconds, double p50Us, double p90Us,
+                          double p99Us, double p999Us, double maxUs, double streamP99Ms, double sendLagP99Us,
+                          long mismatches, long errors, double loadgenCpuSeconds) {
+    /**
+     * @param r         the lab generator's result
+     * @param openLoop  whether send lag means anything
+     * @return the same, in µs
+     */
+    static Measurement of(LoadGenerator.Result r, boolean openLoop) {
+        Histogram h = r.latencyNanos();
+        boolean any = h.getTotalCount() > 0;
+        return new Measurement(r.messages(), r.sent(), r.streams(), r.seconds(),
+            any ? h.getValueAtPercentile(50) / 1e3 : Double.NaN, any ? h.getValueAtPercentile(90) / 1e3 : Double.NaN,
+            any ? h.getValueAtPercentile(99) / 1e3 : Double.NaN, any ? h.getValueAtPercentile(99.9) / 1e3 : Double.NaN,
+            any ? h.getMaxValue() / 1e3 : Double.NaN,
+            r.streamNanos().getTotalCount() > 0 ? r.streamNanos().getValueAtPercentile(99) / 1e6 : Double.NaN,
+            openLoop && r.sendLagNanos().getTotalCount() > 0 ? r.sendLagNanos().getValueAtPercentile(99) / 1e3
+                : Double.NaN,
+            r.mismatches(), r.errors(), r.cpuSeconds());
+    }
+
+    /** @return answers per second */
+    public double rate() {
+        return messages / seconds;
+    }
+}

@@ -1,0 +1,15 @@
+package io.ringwire.lab;
+
+/** What a lab server speaks; the same on every competitor. */
+public enum Protocol {
+    /** Bytes back as they come (seed 001). */
+    ECHO,
+    /**
+     * Length-prefixed frames echoed one by one (seed 000's RPC, minus the RPC library): a 4-byte big-endian length
+     * of what follows, then the frame. The Netty servers decode with {@code LengthFieldBasedFrameDecoder} and write
+     * each frame back as its own buffer; the blocking servers read and write frame by frame.
+     */
+    FRAMES,
+    /** SET/GET over the Redis protocol (seed 003): Netty's redis codec, a hand-written RESP reader for blocking. */
+    REDIS
+}

@@ -1,0 +1,124 @@
+package io.ringwire.lab;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Seed 003's load: the real {@code redis-benchmark} (Debian's redis-tools) against each server's SET/GET store.
+ * A short unmeasured run warms the server and sizes the measured one to last about the window's seconds.
+ */
+final class RedisBenchmark {
+    private RedisBenchmark() { }
+
+    /**
+     * Finds redis-benchmark; if it is missing and this is root on a Debian-like system, installs redis-tools.
+     *
+     * @param note receives what was done or why the workload cannot run
+     * @return the program's path, or null (the workload is skipped; {@code note} said why)
+     */
+    static String locate(Consumer<String> note) {
+        String found = ServerProcess.onPath("redis-benchmark");
+        if (found != null) {
+            return found;
+        }
+        String aptGet = ServerProcess.onPath("apt-get");
+        boolean root = "root".equals(System.getProperty("user.name"));
+        if (aptGet == null || !root) {
+            note.accept("redis: skipped: redis-benchmark is not installed (Debian/Ubuntu: sudo apt-get install "
+                + "redis-tools)");
+            return null;
+        }
+        note.accept("redis: installing redis-tools for redis-benchmark (apt-get install -y redis-tools) ...");
+        try {
+            Process p = new ProcessBuilder(aptGet, "install", "-y", "-q", "redis-tools").redirectErrorStream(true)
+                .start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (p.waitFor() != 0) {
+                note.accept("redis: skipped: apt-get install redis-tools failed:\n" + out.strip());
+                return null;
+            }
+        } catch (IOException e) {
+            note.accept("redis: skipped: could not run apt-get: " + e.getMessage());
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+        found = ServerProcess.onPath("redis-benchmark");
+        if (found == null) {
+            note.accept("redis: skipped: redis-tools installed but redis-benchmark is not on PATH");
+        }
+        return found;
+    }
+
+    /**
+     * @param program  redis-benchmark's path
+     * @param command  {@code set} or {@code get}
+     * @param clients  concurrent connections (seed 003: 10 and 50)
+     * @param size     value bytes (seed 003: 1024)
+     * @param settings warm-up and window lengths
+     * @return a driver for {@link Experiment}
+     */
+    static Experiment.Driver driver(String program, String command, int clients, int size,
+                                    Experiment.Settings settings) {
+        return (target, edge) -> {
+            double warmRate = run(program, target.getPort(), command, clients, size,
+                Math.max(2_000, (int) (20_000 * settings.warmupSeconds()))).rps;
+            int requests = (int) Math.max(2_000, Math.min(50_000_000, warmRate * settings.seconds()));
+            edge.run();
+            Csv r = run(program, target.getPort(), command, clients, size, requests);
+            edge.run();
+            return new Measurement(requests, requests, 0, requests / r.rps, r.p50Ms * 1e3, Double.NaN,
+                r.p99Ms * 1e3, Double.NaN, r.maxMs * 1e3, Double.NaN, Double.NaN, 0, r.errors, Double.NaN);
+        };
+    }
+
+    /** One line of redis-benchmark's CSV. */
+    record Csv(double rps, double p50Ms, double p99Ms, double maxMs, long errors) { }
+
+    private static Csv run(String program, int port, String command, int clients, int size, int requests)
+        throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(program, "-h", "127.0.0.1", "-p", Integer.toString(port),
+            "-c", Integer.toString(clients), "-n", Integer.toString(requests), "-d", Integer.toString(size),
+            "-r", "100000", "-t", command, "--csv"));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(10, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new IOException("redis-benchmark did not finish: " + String.join(" ", cmd));
+        }
+        Csv csv = parse(out, command);
+        if (csv == null || p.exitValue() != 0) {
+            throw new IOException("redis-benchmark failed (exit " + p.exitValue() + "): " + String.join(" ", cmd)
+                + "\n" + out.strip());
+        }
+        return csv;
+    }
+
+    /**
+     * @param output  redis-benchmark --csv's output
+     * @param command the test run, e.g. {@code set}
+     * @return its line, or null if absent
+     */
+    static Csv parse(String output, String command) {
+        // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+        String want = "\"" + command.toUpperCase(Locale.ROOT) + "\"";
+        long errors = output.lines().filter(l -> l.contains("Error") || l.contains("ERR")).count();
+        for (String line : output.lines().toList()) {
+            String[] f = line.split(",");
+            if (f.length >= 8 && f[0].equals(want)) {
+                return new Csv(num(f[1]), num(f[4]), num(f[6]), num(f[7]), errors);
+            }
+        }
+        return null;
+    }
+
+    private static double num(String quoted) {
+        return Double.parseDouble(quoted.replace("\"", "").trim());
+    }
+}

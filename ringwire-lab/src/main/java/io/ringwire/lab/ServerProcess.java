@@ -1,0 +1,185 @@
+package io.ringwire.lab;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A competitor's server in a fresh JVM ({@link LabServer}), pinned to CPU 1 when the machine has two cores or more,
+ * and the lab's line to it: {@link #resetStats()} at a window's start, {@link #stats()} at its end, CPU time and peak
+ * RSS read from {@code /proc}. {@link #close()} ends it (this process started it; nothing else is touched).
+ */
+final class ServerProcess implements AutoCloseable {
+    private static final String TASKSET = findTaskset();
+
+    private final Process process;
+    private final OutputStream control;
+    private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
+    private final InetSocketAddress address;
+
+    private ServerProcess(Process process, InetSocketAddress address) {
+        this.process = process;
+        this.control = process.getOutputStream();
+        this.address = address;
+    }
+
+    /**
+     * @param competitor which server
+     * @param protocol   what it speaks
+     * @param threads    event-loop threads for the Netty servers
+     * @return the server, accepting connections
+     * @throws IOException if it does not start; the message carries its output
+     */
+    static ServerProcess start(Competitor competitor, Protocol protocol, int threads) throws IOException {
+        int port = freePort();
+        List<String> cmd = new ArrayList<>();
+        if (canPin()) {
+            cmd.addAll(List.of(TASKSET, "-c", "1"));
+        }
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-XX:+UseG1GC",
+            "-cp", System.getProperty("java.class.path"), LabServer.class.getName(), competitor.label(),
+            Integer.toString(port), Integer.toString(threads), protocol.name().toLowerCase(java.util.Locale.ROOT)));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        ServerProcess server = new ServerProcess(p, new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        StringBuilder seen = new StringBuilder();
+        String line;
+        while ((line = out.readLine()) != null) {
+            if (line.startsWith("READY")) {
+                Thread reader = new Thread(() -> server.readReplies(out), "lab-server-output");
+                reader.setDaemon(true);
+                reader.start();
+                return server;
+            }
+            seen.append(line).append('\n');
+        }
+        try {
+            p.waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        server.close();
+        throw new IOException(competitor.label() + " server did not start (exit "
+            + (p.isAlive() ? "?" : p.exitValue()) + "):\n" + seen);
+    }
+
+    private void readReplies(BufferedReader out) {
+        try {
+            String line;
+            while ((line = out.readLine()) != null) {
+                if (line.startsWith("STATS") || line.equals("OK") || line.startsWith("ERROR")) {
+                    replies.add(line);
+                }
+                // anything else (a server's log line) is read and dropped so the pipe never fills
+            }
+        } catch (IOException ignored) {
+            // the server ended
+        }
+    }
+
+    /** @return where it listens */
+    InetSocketAddress address() {
+        return address;
+    }
+
+    /** @return its process id */
+    long pid() {
+        return process.pid();
+    }
+
+    /** Starts the server's window: its peaks and GC counts start again. */
+    void resetStats() {
+        ask("RESET");
+    }
+
+    /** @return what the server saw since {@link #resetStats()}; empty if it did not answer */
+    Map<String, Double> stats() {
+        String reply = ask("STATS");
+        return reply == null || !reply.startsWith("STATS") ? Map.of() : ServerStats.parse(reply);
+    }
+
+    private String ask(String command) {
+        try {
+            control.write((command + "\n").getBytes(StandardCharsets.US_ASCII));
+            control.flush();
+            return replies.poll(10, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            throw new UncheckedIOException("server " + process.pid() + " did not take '" + command + "'", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** @return a port free on the loopback address right now */
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** @return whether servers are pinned to CPU 1: the machine has two cores or more and taskset exists */
+    static boolean canPin() {
+        return onlineCpus() >= 2 && TASKSET != null;
+    }
+
+    /** CPUs online on the machine (not this process's affinity: the launcher pins the lab itself to CPU 0). */
+    static int onlineCpus() {
+        try {
+            int n = 0;
+            for (String part : Files.readString(Path.of("/sys/devices/system/cpu/online")).trim().split(",")) {
+                String[] r = part.split("-");
+                n += r.length == 1 ? 1 : Integer.parseInt(r[1]) - Integer.parseInt(r[0]) + 1;
+            }
+            return n;
+        } catch (IOException | RuntimeException e) {
+            return Runtime.getRuntime().availableProcessors();
+        }
+    }
+
+    /**
+     * @param name a program
+     * @return its path on PATH, or null
+     */
+    static String onPath(String name) {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+            Path p = Path.of(dir, name);
+            if (Files.isExecutable(p)) {
+                return p.toString();
+            }
+        }
+        return null;
+    }
+
+    private static String findTaskset() {
+        return onPath("taskset");
+    }
+}

@@ -1,0 +1,151 @@
+package io.ringwire.lab;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.ringwire.transport.RingwireCounters;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * What a lab server reports about itself, over its stdin and stdout: {@code RESET} starts a window (peaks and GC
+ * counts start again), {@code STATS} answers one line {@code STATS key=value ...} with what the window saw: peak heap
+ * in use (sampled every 10 ms, as a monitoring tool would see it), peak pooled direct memory of Netty's default
+ * allocator, GC count and time, and for Ringwire the loop counters (enters, SQEs, CQEs, writes, iovecs, recvs, bytes,
+ * buffer-ring exhaustion). CPU time and RSS the lab reads from /proc, from outside.
+ */
+final class ServerStats {
+    private static final long SAMPLE_MILLIS = 10;
+
+    private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+    private final List<GarbageCollectorMXBean> collectors = ManagementFactory.getGarbageCollectorMXBeans();
+    private volatile long heapPeak;
+    private volatile long directPeak;
+    private long gcCountAtReset;
+    private long gcMillisAtReset;
+    private long[] countersAtReset = new long[9];
+
+    /**
+     * Prints READY, then answers the lab on stdin until it closes; samples memory meanwhile.
+     *
+     * @param port the server's port, for the READY line
+     */
+    void serve(int port) {
+        Thread sampler = Thread.ofPlatform().daemon(true).name("lab-memory-sampler").start(this::sample);
+        System.out.println("READY " + port);
+        System.out.flush();
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                switch (line.trim()) {
+                    case "RESET" -> {
+                        reset();
+                        System.out.println("OK");
+                    }
+                    case "STATS" -> System.out.println("STATS " + format(snapshot()));
+                    default -> System.out.println("ERROR unknown command '" + line + "'");
+                }
+                System.out.flush();
+            }
+        } catch (IOException e) {
+            // the lab went away; it kills this process next
+        }
+        sampler.interrupt();
+    }
+
+    private void sample() {
+        while (!Thread.currentThread().isInterrupted()) {
+            heapPeak = Math.max(heapPeak, memory.getHeapMemoryUsage().getUsed());
+            directPeak = Math.max(directPeak, nettyDirect());
+            try {
+                Thread.sleep(SAMPLE_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private static long nettyDirect() {
+        // only once Netty's allocator exists: the blocking servers never create it, and must not pay for it here
+        if (!nettyUsed) {
+            return 0;
+        }
+        return ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider p
+            ? p.metric().usedDirectMemory() : 0;
+    }
+
+    /** Set by the Netty servers' path before any sampling matters (LabServer's blocking path never loads Netty). */
+    static volatile boolean nettyUsed;
+
+    private synchronized void reset() {
+        heapPeak = memory.getHeapMemoryUsage().getUsed();
+        directPeak = nettyDirect();
+        gcCountAtReset = collectors.stream().mapToLong(GarbageCollectorMXBean::getCollectionCount).sum();
+        gcMillisAtReset = collectors.stream().mapToLong(GarbageCollectorMXBean::getCollectionTime).sum();
+        countersAtReset = counters();
+    }
+
+    private synchronized Map<String, Double> snapshot() {
+        Map<String, Double> m = new LinkedHashMap<>();
+        m.put("heapPeakMiB", Math.max(heapPeak, memory.getHeapMemoryUsage().getUsed()) / 1048576.0);
+        m.put("directPeakMiB", Math.max(directPeak, nettyDirect()) / 1048576.0);
+        m.put("gcCount", (double) (collectors.stream().mapToLong(GarbageCollectorMXBean::getCollectionCount).sum()
+            - gcCountAtReset));
+        m.put("gcMillis", (double) (collectors.stream().mapToLong(GarbageCollectorMXBean::getCollectionTime).sum()
+            - gcMillisAtReset));
+        long[] now = counters();
+        String[] names = {"enters", "sqes", "cqes", "writes", "writeIovecs", "recvs", "recvBytes",
+            "bufferRingExhausted", "iterations"};
+        if (now[0] > 0) {
+            for (int i = 0; i < names.length; i++) {
+                m.put(names[i], (double) (now[i] - countersAtReset[i]));
+            }
+        }
+        return m;
+    }
+
+    private static long[] counters() {
+        long[] sum = new long[9];
+        if (!nettyUsed) {
+            return sum;
+        }
+        for (RingwireCounters c : RingwireCounters.all()) {
+            long[] v = {c.enters(), c.sqes(), c.cqes(), c.writes(), c.writeIovecs(), c.recvs(), c.recvBytes(),
+                c.bufferRingExhausted(), c.iterations()};
+            for (int i = 0; i < sum.length; i++) {
+                sum[i] += v[i];
+            }
+        }
+        return sum;
+    }
+
+    static String format(Map<String, Double> m) {
+        return m.entrySet().stream().map(e -> e.getKey() + "=" + String.format(Locale.ROOT, "%.3f", e.getValue()))
+            .collect(Collectors.joining(" "));
+    }
+
+    /**
+     * @param line a {@code STATS k=v ...} line
+     * @return its values by name
+     */
+    static Map<String, Double> parse(String line) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        for (String kv : line.substring(line.indexOf(' ') + 1).trim().split(" ")) {
+            int eq = kv.indexOf('=');
+            if (eq > 0) {
+                m.put(kv.substring(0, eq), Double.parseDouble(kv.substring(eq + 1)));
+            }
+        }
+        return m;
+    }
+}

@@ -1,0 +1,75 @@
+package io.ringwire.lab;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+
+/** The seeds' experiments as {@link Experiment}s; parameters default to the values the README and --help give. */
+final class Workloads {
+    private Workloads() { }
+
+    /** Seed 001: raw echo, closed loop ({@code rate == 0}) or open loop at a fixed rate. */
+    static Experiment echo(Experiment.Settings s, int conns, int size, int depth, double rate) {
+        LoadGenerator.Config c = rate > 0 ? new LoadGenerator.Config(conns, size, 1, 0, rate, 1, 1)
+            : LoadGenerator.Config.closed(conns, size, depth);
+        String variant = rate > 0
+            ? String.format(Locale.ROOT, "%d conns × %d B at %s msgs/s", conns, size, Summary.compact(rate))
+            : String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns, size, depth);
+        return new Experiment("echo", variant, Protocol.ECHO, s, Experiment.generator(c, s));
+    }
+
+    /** Echo over every (size, conns) pair: the sweeps. */
+    static List<Experiment> echoSweep(Experiment.Settings s, List<Integer> conns, List<Integer> sizes, int depth,
+                                      double rate) {
+        List<Experiment> out = new ArrayList<>();
+        for (int size : sizes) {
+            for (int n : conns) {
+                out.add(echo(s, n, size, depth, rate));
+            }
+        }
+        return out;
+    }
+
+    /** Seed 000's backend: few connections, each multiplexing many finite streams. */
+    static Experiment rpcBackend(Experiment.Settings s, int conns, int streams, int messages, int size) {
+        LoadGenerator.Config c = new LoadGenerator.Config(conns, size, streams, messages, 0, 1, 1);
+        return new Experiment("rpc-backend", String.format(Locale.ROOT, "%d conns × %d streams × %d msgs × %d B",
+            conns, streams, messages, size), Protocol.FRAMES, s, Experiment.generator(c, s));
+    }
+
+    /** Seed 000's frontend: many connections, long-lived streams, messages at a fixed total rate (open loop). */
+    static Experiment rpcFrontend(Experiment.Settings s, int conns, int streams, double rate, int batch, int size) {
+        LoadGenerator.Config c = new LoadGenerator.Config(conns, size, 1, 0, rate, streams, batch);
+        return new Experiment("rpc-frontend", String.format(Locale.ROOT,
+            "%d conns × %d streams, %s msgs/s in batches of %d, %d B", conns, streams, Summary.compact(rate), batch,
+            size), Protocol.FRAMES, s, Experiment.generator(c, s));
+    }
+
+    /** Seed 000's single stream: one connection, a flood of frames with a large window. */
+    static Experiment singleStream(Experiment.Settings s, int size, int window) {
+        LoadGenerator.Config c = LoadGenerator.Config.closed(1, size, window);
+        return new Experiment("single-stream", String.format(Locale.ROOT, "1 conn × %d B, window %d", size, window),
+            Protocol.FRAMES, s, Experiment.generator(c, s));
+    }
+
+    /**
+     * Seed 003: redis-benchmark against each server's SET/GET store, one experiment per client count.
+     *
+     * @return nothing when redis-benchmark is missing and cannot be installed ({@code note} says why)
+     */
+    static List<Experiment> redis(Experiment.Settings s, String command, List<Integer> clients, int size,
+                                  Consumer<String> note) {
+        String program = RedisBenchmark.locate(note);
+        if (program == null) {
+            return List.of();
+        }
+        List<Experiment> out = new ArrayList<>();
+        for (int c : clients) {
+            out.add(new Experiment("redis", String.format(Locale.ROOT, "%s %d B, %d clients",
+                command.toUpperCase(Locale.ROOT), size, c), Protocol.REDIS, s,
+                RedisBenchmark.driver(program, command, c, size, s)));
+        }
+        return out;
+    }
+}

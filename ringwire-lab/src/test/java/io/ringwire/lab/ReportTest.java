@@ -1,0 +1,88 @@
+package io.ringwire.lab;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.jsoup.Jsoup;
+import org.jsoup.nodes.Document;
+import org.jsoup.nodes.Element;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The report: results.json parses back, report.html is self-contained and holds every table and chart. */
+class ReportTest {
+    private static LabReport sample() {
+        List<RunResult> runs = new ArrayList<>();
+        for (String w : List.of("echo", "single-stream")) {
+            for (int round = 1; round <= 2; round++) {
+                for (String s : List.of("ringwire", "netty-epoll", "blocking-virtual")) {
+                    runs.add(SummaryTest.run(w, s, round, 1000 * round, 5 + round, 30, 0));
+                }
+            }
+        }
+        CostModel.Costs costs = new CostModel.Costs(230, 1500, 1900,
+            new double[] {2100, 1200, 800, 600, 500, 450, 420}, 128);
+        CostModel.Report model = CostModel.Report.of(costs, Summary.of(runs).get(0));
+        return LabReport.of("./ringwire lab <test>", List.of("redis: skipped: <because>"), runs, model);
+    }
+
+    @Test
+    void shouldWriteJsonThatParsesBackWithNullsForMissingFigures(@TempDir Path dir) throws Exception {
+        LabReport report = sample();
+        report.write(dir);
+        JsonNode json = LabReport.mapper().readTree(Files.readString(dir.resolve("results.json")));
+        assertEquals(12, json.get("runs").size());
+        assertEquals(2, json.get("summaries").size());
+        JsonNode first = json.get("runs").get(0);
+        assertEquals("ringwire", first.get("server").asText());
+        assertTrue(first.get("offeredRate").isNull(), "NaN is written as null: " + first);
+        assertEquals(6.0, first.get("serverCpuUsPerMsg").asDouble());
+        assertTrue(json.get("verdicts").get(0).asText().startsWith("echo (v): ringwire"));
+        assertEquals(230.0, json.get("costModel").get("costs").get("s").asDouble());
+        assertEquals(8.0, json.get("costModel").get("observedN").asDouble());
+    }
+
+    @Test
+    void shouldRenderASelfContainedHtmlReport(@TempDir Path dir) throws Exception {
+        LabReport report = sample();
+        report.write(dir);
+        Document doc = Jsoup.parse(dir.resolve("report.html").toFile(), "UTF-8");
+        assertEquals("Ringwire lab report", doc.title());
+        // nothing to fetch: no scripts, no external stylesheets or images
+        assertTrue(doc.select("script, link, img, iframe").isEmpty());
+        assertTrue(doc.select("[src], [href]").isEmpty());
+
+        List<Element> sections = doc.select("section.workload");
+        assertEquals(List.of("echo", "single-stream", "cost-model"),
+            sections.stream().map(e -> e.attr("data-workload")).toList());
+        Element echo = sections.get(0);
+        assertEquals(List.of("ringwire", "netty-epoll", "blocking-virtual"),
+            echo.select("table.results tr[data-server]").stream().map(e -> e.attr("data-server")).toList());
+        assertTrue(echo.selectFirst("p.verdict").text().contains("ringwire spends the least server CPU"));
+        // throughput, CPU per message, latency percentiles, memory, and the seed's own figure beside them
+        assertEquals(5, echo.select("svg.chart").size());
+        Element seed = echo.selectFirst("div.seed");
+        assertEquals("001", seed.attr("data-seed"));
+        assertTrue(seed.text().contains("267,371"), seed.text());
+        // a bar per server in the throughput chart, carrying its value
+        Element throughput = echo.select("svg.chart").get(0);
+        assertEquals(List.of("1500.0000", "1500.0000", "1500.0000"),
+            throughput.select("rect.bar").stream().map(e -> e.attr("data-value")).toList());
+        assertEquals(1, doc.select("p.note").size());
+        Element model = sections.get(2);
+        assertTrue(model.text().contains("s = 230 ns"), model.text());
+        assertFalse(model.select("svg.chart rect.bar").isEmpty());
+    }
+
+    @Test
+    void shouldEscapeWhatItPrints() {
+        assertEquals("&lt;a href=&quot;x&quot;&gt; &amp; &#39;", Html.escape("<a href=\"x\"> & '"));
+    }
+}

@@ -1,0 +1,100 @@
+package io.ringwire.lab;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The result maths: medians, ranges, ratios to netty-epoll, verdicts; /proc parsing. */
+class SummaryTest {
+    static RunResult run(String workload, String server, int round, double rate, double cpuUsPerMsg, double heap,
+                         long mismatches) {
+        double nan = Double.NaN;
+        return new RunResult(workload, "v", server, round, rate, nan, 10, 20, 30, 40, nan, nan, nan, cpuUsPerMsg,
+            0.9, 0.5, 100, heap, 1, 0, 0, server.equals("ringwire") ? 8 : nan, nan, nan, mismatches, 0);
+    }
+
+    @Test
+    void shouldTakeMediansAndRanges() {
+        assertEquals(2.0, Stats.median(List.of(3.0, 1.0, 2.0)));
+        assertEquals(2.5, Stats.median(List.of(4.0, 1.0, 2.0, 3.0)));
+        assertArrayEquals(new double[] {1.0, 4.0}, Stats.range(List.of(4.0, 1.0, 2.0)));
+        assertTrue(Double.isNaN(Stats.ratio(1, Double.NaN)));
+        assertThrows(IllegalArgumentException.class, () -> Stats.median(List.of()));
+    }
+
+    @Test
+    void shouldParseCpuTicksAfterACommandWithSpacesAndParens() {
+        String stat = "1234 (java (x) y) S 1 2 3 4 5 6 7 8 9 10 150 25 0 0 20 0 30 0";
+        assertEquals(175, ProcessStats.parseCpuTicks(stat));
+    }
+
+    @Test
+    void shouldSummarisePerWorkloadAgainstEpoll() {
+        List<RunResult> runs = List.of(
+            run("echo", "netty-epoll", 1, 100, 10.0, 50, 0),
+            run("echo", "ringwire", 1, 150, 8.0, 40, 0),
+            run("echo", "ringwire", 2, 130, 6.0, 30, 0),
+            run("echo", "netty-epoll", 2, 120, 12.0, 50, 0),
+            run("single-stream", "ringwire", 1, 1000, 1.0, 20, 0),
+            run("single-stream", "netty-epoll", 1, 900, 2.0, 60, 0));
+        List<Summary> all = Summary.of(runs);
+        assertEquals(2, all.size());
+        Summary echo = all.get(0);
+        assertEquals("echo", echo.workload());
+        Summary.Row rw = echo.row("ringwire");
+        assertEquals(140, rw.rate(), 1e-9);
+        assertEquals(140 / 110.0, rw.rateVsEpoll(), 1e-9);
+        assertEquals(7.0 / 11.0, rw.cpuVsEpoll(), 1e-9);
+        assertEquals(130, rw.rateMin());
+        assertEquals(150, rw.rateMax());
+        assertEquals(8, rw.sqesPerEnter());
+        assertTrue(Double.isNaN(echo.row("netty-epoll").sqesPerEnter()), "n only exists for Ringwire");
+        assertEquals(1.0, echo.row("netty-epoll").cpuVsEpoll(), 1e-9);
+        assertTrue(echo.verdict().startsWith("echo (v): ringwire spends the least server CPU per message (7.00 µs); "
+            + "ringwire 0.64× netty-epoll's CPU/msg at 1.27× its rate"), echo.verdict());
+        assertEquals(4, echo.table().lines().count(), echo.table());
+        assertTrue(all.get(1).verdict().contains("heap peak ringwire 20 MiB vs netty-epoll 60 MiB"),
+            all.get(1).verdict());
+    }
+
+    @Test
+    void shouldFailTheVerdictOnAnyMismatch() {
+        Summary s = Summary.of(List.of(run("echo", "netty-epoll", 1, 100, 10, 1, 0),
+            run("echo", "ringwire", 1, 100, 10, 1, 3))).get(0);
+        assertTrue(s.verdict().contains("FAILED: 3 mismatched bytes or errors"), s.verdict());
+        assertTrue(!s.row("ringwire").clean());
+    }
+
+    @Test
+    void shouldRejectUnknownServersAndNonLoopbackTargets() {
+        assertThrows(IllegalArgumentException.class, () -> Competitor.of("netty-kqueue"));
+        assertThrows(IllegalArgumentException.class, () -> new LoadGenerator(
+            new java.net.InetSocketAddress("10.0.0.1", 9), LoadGenerator.Config.closed(1, 128, 1)));
+        assertThrows(IllegalArgumentException.class, () -> LoadGenerator.Config.closed(1, 8, 1));
+    }
+
+    @Test
+    void shouldParseServerStatsLines() {
+        assertEquals(java.util.Map.of("heapPeakMiB", 12.5, "gcCount", 2.0),
+            ServerStats.parse("STATS heapPeakMiB=12.500 gcCount=2.000"));
+    }
+
+    @Test
+    void shouldParseRedisBenchmarkCsv() {
+        String out = """
+            "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+            "SET","98039.22","0.283","0.080","0.279","0.367","0.479","1.279"
+            """;
+        RedisBenchmark.Csv csv = RedisBenchmark.parse(out, "set");
+        assertEquals(98039.22, csv.rps(), 1e-9);
+        assertEquals(0.279, csv.p50Ms(), 1e-9);
+        assertEquals(0.479, csv.p99Ms(), 1e-9);
+        assertEquals(0, csv.errors());
+        assertEquals(null, RedisBenchmark.parse(out, "get"));
+    }
+}

@@ -1,0 +1,115 @@
+package io.ringwire.lab;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.BufferedInputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A tiny run of every workload against real server processes: no errors, no mismatches, and the figures each workload
+ * exists for are there. Nothing here judges speed.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class WorkloadsEndToEndTest {
+    private static Experiment.Settings settings(Competitor... servers) {
+        return new Experiment.Settings(List.of(servers), 1, 0.3, 0.7, 1);
+    }
+
+    private static List<RunResult> clean(Experiment e, int expectedRuns) throws Exception {
+        List<RunResult> runs = e.run(Progress.silent());
+        assertEquals(expectedRuns, runs.size());
+        for (RunResult r : runs) {
+            assertEquals(0, r.mismatches(), r::toString);
+            assertEquals(0, r.errors(), r::toString);
+            assertTrue(r.rate() > 0, r::toString);
+            assertTrue(r.serverCpuUsPerMsg() > 0, r::toString);
+            assertTrue(r.peakRssMiB() > 0, r::toString);
+            assertFalse(Double.isNaN(r.heapPeakMiB()), () -> "the server reported its heap: " + r);
+            assertFalse(Double.isNaN(r.gcCount()), r::toString);
+            assertEquals(r.server().equals("ringwire"), !Double.isNaN(r.sqesPerEnter()),
+                () -> "Ringwire, and only Ringwire, reports SQEs per enter: " + r);
+        }
+        return runs;
+    }
+
+    @Test
+    void echoClosedLoop() throws Exception {
+        clean(Workloads.echo(settings(Competitor.RINGWIRE, Competitor.BLOCKING_VIRTUAL), 8, 200, 2, 0), 2);
+    }
+
+    @Test
+    void rpcBackendCompletesStreams() throws Exception {
+        for (RunResult r : clean(Workloads.rpcBackend(settings(Competitor.RINGWIRE, Competitor.BLOCKING_PLATFORM),
+            4, 50, 8, 128), 2)) {
+            assertTrue(r.streamsPerSec() > 0, r::toString);
+            assertTrue(r.streamP99Ms() > 0, r::toString);
+        }
+    }
+
+    @Test
+    void rpcFrontendHoldsTheOfferedRate() throws Exception {
+        for (RunResult r : clean(Workloads.rpcFrontend(settings(Competitor.RINGWIRE, Competitor.NETTY_EPOLL),
+            50, 5, 2000, 2, 128), 2)) {
+            assertEquals(2000, r.offeredRate(), 200, r::toString);
+            assertFalse(Double.isNaN(r.sendLagP99Us()), r::toString);
+        }
+    }
+
+    @Test
+    void singleStreamReportsServerMemory() throws Exception {
+        for (RunResult r : clean(Workloads.singleStream(settings(Competitor.RINGWIRE), 1024, 256), 1)) {
+            assertTrue(r.heapPeakMiB() > 0, r::toString);
+            assertTrue(r.iovecsPerWrite() >= 1, r::toString);
+        }
+    }
+
+    @Test
+    void redisServersAnswerSetAndGet() throws Exception {
+        for (Competitor c : List.of(Competitor.RINGWIRE, Competitor.BLOCKING_VIRTUAL)) {
+            try (ServerProcess server = ServerProcess.start(c, Protocol.REDIS, 1);
+                 Socket s = new Socket(server.address().getAddress(), server.address().getPort())) {
+                OutputStream out = s.getOutputStream();
+                InputStream in = new BufferedInputStream(s.getInputStream());
+                // pipelined: three commands in one write
+                out.write(("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nhello\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"
+                    + "*2\r\n$3\r\nGET\r\n$4\r\nnone\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                String expected = "+OK\r\n$5\r\nhello\r\n$-1\r\n";
+                byte[] got = in.readNBytes(expected.length());
+                assertEquals(expected, new String(got, StandardCharsets.US_ASCII), c.label());
+            }
+        }
+    }
+
+    @Test
+    void redisBenchmarkDrivesEveryKindOfServer() throws Exception {
+        List<String> notes = new ArrayList<>();
+        List<Experiment> e = Workloads.redis(settings(Competitor.RINGWIRE, Competitor.BLOCKING_VIRTUAL), "set",
+            List.of(4), 1024, notes::add);
+        assumeTrue(!e.isEmpty(), () -> "redis-benchmark unavailable: " + notes);
+        clean(e.get(0), 2);
+    }
+
+    @Test
+    void costModelMeasuresSwitchWorkAndRingCost() throws Exception {
+        CostModel.Costs c = CostModel.measure(128, 2_000);
+        assertTrue(c.s() > 0 && c.w() > 0 && c.t() > 0, c::table);
+        assertEquals(CostModel.BATCHES.length, c.perOpAtN().length);
+        for (double v : c.perOpAtN()) {
+            assertTrue(v > 0, c::table);
+        }
+        assertEquals(1 + 1 + CostModel.BATCHES.length, c.table().lines().count(), c::table);
+    }
+}
