@@ -202,16 +202,21 @@ public final class LoadGenerator {
         }
 
         void send(int stream, int seq, long sentAt, long streamStart) {
-            out.compact();
-            if (out.remaining() < config.size()) {
-                ByteBuffer bigger = ByteBuffer.allocate(Math.max(out.capacity() * 2, out.position() + config.size()));
-                out.flip();
-                bigger.put(out);
-                out = bigger;
+            // out stays in read mode (position..limit unsent); append after limit, moving or growing only when full,
+            // so a large window costs no memmove per frame
+            int size = config.size();
+            if (out.capacity() - out.limit() < size) {
+                out.compact().flip();
+                if (out.capacity() - out.limit() < size) {
+                    ByteBuffer bigger = ByteBuffer.allocate(Math.max(out.capacity() * 2, out.limit() + size));
+                    bigger.put(out).flip();
+                    out = bigger;
+                }
             }
-            out.putInt(config.size() - 4).putInt(stream).putInt(seq);
-            out.put(pattern, patternStart(id, stream, seq), payload);
-            out.flip();
+            int at = out.limit();
+            out.limit(at + size);
+            out.putInt(at, size - 4).putInt(at + 4, stream).putInt(at + 8, seq);
+            out.put(at + HEADER, pattern, patternStart(id, stream, seq), payload);
             inFlight.add(stream, seq, sentAt, streamStart);
             dirty = true;
         }

@@ -69,7 +69,7 @@ class WorkloadsEndToEndTest {
 
     @Test
     void singleStreamReportsServerMemory() throws Exception {
-        for (RunResult r : clean(Workloads.singleStream(settings(Competitor.RINGWIRE), 1024, 256), 1)) {
+        for (RunResult r : clean(Workloads.singleStream(settings(Competitor.RINGWIRE), 1024, 4096), 1)) {
             assertTrue(r.heapPeakMiB() > 0, r::toString);
             assertTrue(r.iovecsPerWrite() >= 1, r::toString);
         }
