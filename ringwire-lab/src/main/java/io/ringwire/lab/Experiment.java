@@ -108,6 +108,7 @@ final class Experiment {
         try (ServerProcess server = ServerProcess.start(competitor, protocol, settings.threads())) {
             long pid = server.pid();
             double[] cpu = new double[2];
+            double[] jit = new double[2];
             long[] wall = new long[2];
             int[] edges = {0};
             Object[] stats = {Map.of()};
@@ -117,6 +118,7 @@ final class Experiment {
                     server.resetStats();
                 }
                 cpu[i] = ProcessStats.cpuSeconds(pid);
+                jit[i] = ProcessStats.jitCpuSeconds(pid);
                 wall[i] = System.nanoTime();
                 if (i == 1) {
                     stats[0] = server.stats();
@@ -125,12 +127,13 @@ final class Experiment {
             @SuppressWarnings("unchecked")
             Map<String, Double> s = (Map<String, Double>) stats[0];
             double window = (wall[1] - wall[0]) / 1e9;
-            double serverCpu = cpu[1] - cpu[0];
+            double jitCpu = jit[1] - jit[0];
+            double serverCpu = cpu[1] - cpu[0] - jitCpu;
             return new RunResult(workload, variant, competitor.label(), round, m.rate(),
                 Double.isNaN(m.sendLagP99Us()) ? Double.NaN : m.sent() / m.seconds(),
                 m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(),
                 m.streams() > 0 ? m.streams() / m.seconds() : Double.NaN, m.streamP99Ms(), m.sendLagP99Us(),
-                m.messages() == 0 ? Double.NaN : serverCpu * 1e6 / m.messages(), serverCpu / window,
+                m.messages() == 0 ? Double.NaN : serverCpu * 1e6 / m.messages(), serverCpu / window, jitCpu / window,
                 m.loadgenCpuSeconds() / window, ProcessStats.peakRssKiB(pid) / 1024.0,
                 s.getOrDefault("heapPeakMiB", Double.NaN), s.getOrDefault("directPeakMiB", Double.NaN),
                 s.getOrDefault("gcCount", Double.NaN), s.getOrDefault("gcMillis", Double.NaN),

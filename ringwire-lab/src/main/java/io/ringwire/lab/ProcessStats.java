@@ -24,6 +24,31 @@ public final class ProcessStats {
     }
 
     /**
+     * @param pid a JVM process
+     * @return utime + stime of its JIT compiler threads (C1/C2 CompilerThread), in seconds: work that ends once the
+     *         code is warm, kept apart so a short window does not charge one server for compiling more code
+     */
+    public static double jitCpuSeconds(long pid) {
+        long ticks = 0;
+        try (var tasks = Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
+            for (Path task : tasks) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                    if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+                        ticks += parseCpuTicks(stat);
+                    }
+                } catch (IOException | RuntimeException gone) {
+                    // the thread ended between listing and reading
+                }
+            }
+        } catch (IOException e) {
+            return Double.NaN;
+        }
+        return ticks / TICKS_PER_SECOND;
+    }
+
+    /**
      * @param stat the text of /proc/PID/stat
      * @return utime + stime in ticks (fields 14 and 15, counted after the parenthesised command name)
      */

@@ -16,8 +16,9 @@ package io.ringwire.lab;
  * @param streamsPerSec   finite streams completed per second (NaN without streams)
  * @param streamP99Ms     99th percentile whole-stream time, ms (NaN without streams)
  * @param sendLagP99Us    open loop: the generator's own lateness, 99th percentile, µs (large: it was the limit)
- * @param serverCpuUsPerMsg server CPU (all threads, user + system, from /proc) per answer, µs
- * @param serverUtil      server CPU over the window, in cores
+ * @param serverCpuUsPerMsg server CPU (user + system, from /proc) per answer, µs: every thread but the JIT compilers
+ * @param serverUtil      server CPU over the window, in cores, JIT compilers excluded
+ * @param jitUtil         the server's JIT compiler threads over the window, in cores (warm-up not yet over if large)
  * @param loadgenUtil     the load generator's CPU over the window, in cores (≈1: it was the limit)
  * @param peakRssMiB      server's peak RSS over its life (VmHWM)
  * @param heapPeakMiB     server's peak heap in use during the window (sampled every 10 ms)
@@ -32,7 +33,7 @@ package io.ringwire.lab;
  */
 public record RunResult(String workload, String variant, String server, int round, double rate, double offeredRate,
                         double p50Us, double p99Us, double p999Us, double maxUs, double streamsPerSec,
-                        double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil,
+                        double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil, double jitUtil,
                         double loadgenUtil, double peakRssMiB, double heapPeakMiB, double directPeakMiB,
                         double gcCount, double gcMillis, double sqesPerEnter, double iovecsPerWrite,
                         double bytesPerRecv, long mismatches, long errors) {

@@ -51,7 +51,13 @@ final class ServerProcess implements AutoCloseable {
             cmd.addAll(List.of(TASKSET, "-c", "1"));
         }
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-XX:+UseG1GC",
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-XX:+UseG1GC"));
+        // extra server JVM flags for profiling, e.g. -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
+        String extra = System.getenv("RINGWIRE_LAB_SERVER_OPTS");
+        if (extra != null && !extra.isBlank()) {
+            cmd.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        cmd.addAll(List.of(
             "-cp", System.getProperty("java.class.path"), LabServer.class.getName(), competitor.label(),
             Integer.toString(port), Integer.toString(threads), protocol.name().toLowerCase(java.util.Locale.ROOT)));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
