@@ -17,9 +17,11 @@ import java.util.List;
 import java.util.Locale;
 
 import static io.ringwire.uring.SocketConstants.AF_INET;
+import static io.ringwire.uring.SocketConstants.IPPROTO_TCP;
 import static io.ringwire.uring.SocketConstants.SOCK_CLOEXEC;
 import static io.ringwire.uring.SocketConstants.SOCK_NONBLOCK;
 import static io.ringwire.uring.SocketConstants.SOCK_STREAM;
+import static io.ringwire.uring.SocketConstants.TCP_NODELAY;
 
 /**
  * Seed 002's cost model, measured on this machine: epoll pays {@code s + w} per send or receive, io_uring pays
@@ -303,6 +305,9 @@ final class CostModel {
                 throw new IOException("loopback connection for the cost model was not accepted");
             }
             sleepMillis(10); // the client's connect completes with the handshake
+            // every send goes out at once, as on the transport's sockets: Nagle would fold a batch into one segment
+            Sockets.setInt(client, IPPROTO_TCP, TCP_NODELAY, 1);
+            Sockets.setInt(accepted.get(0), IPPROTO_TCP, TCP_NODELAY, 1);
             return new int[] {client, accepted.get(0)};
         } finally {
             Libc.close(listener);

@@ -108,7 +108,7 @@ public final class Lab implements Callable<Integer> {
     static int execute(CommandLine.Model.CommandSpec spec, Common common, List<Experiment> experiments,
                        List<String> notes, boolean costModel) throws IOException, InterruptedException {
         Progress progress = new Progress(System.out, experiments.stream().mapToInt(Experiment::runs).sum());
-        String command = "./ringwire " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        String command = "./ringwire lab " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         progress.note(command + "  (" + (ServerProcess.canPin() ? "servers on CPU 1, load generator on CPU 0"
             : "unpinned: one core or no taskset") + ")");
         notes.forEach(progress::note);

@@ -1,8 +1,13 @@
 package io.ringwire.transport;
 
+import io.netty.util.internal.SystemPropertyUtil;
+
 /**
  * Settings of a {@link RingwireIoHandler}, one ring per event loop. Build with {@link #builder()}; the defaults suit
- * a server with a few thousand connections per loop.
+ * a server with a few thousand connections per loop, and each can be changed without code with a system property
+ * named after it: {@code -Dringwire.ringEntries}, {@code ringwire.cqEntries}, {@code ringwire.bufferRingEntries},
+ * {@code ringwire.bufferSize}, {@code ringwire.iovecCapacity}, {@code ringwire.maxBytesPerWrite},
+ * {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd}.
  *
  * @param ringEntries        SQ size
  * @param cqEntries          CQ size; multishot requests post many CQEs per SQE, so keep it several times the SQ
@@ -41,14 +46,15 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
 
     /** Builder for {@link RingwireIoHandlerConfig}. */
     public static final class Builder {
-        private int ringEntries = 4096;
-        private int cqEntries = 16384;
-        private int bufferRingEntries = 1024;
-        private int bufferSize = 8192;
-        private int iovecCapacity = 8192;
-        private int maxBytesPerWrite = 1024 * 1024;
-        private boolean deferTaskrun = true;
-        private boolean registerRingFd = true;
+        // defaults, each overridable with a system property of the same name under "ringwire." (Netty's convention)
+        private int ringEntries = SystemPropertyUtil.getInt("ringwire.ringEntries", 4096);
+        private int cqEntries = SystemPropertyUtil.getInt("ringwire.cqEntries", 16384);
+        private int bufferRingEntries = SystemPropertyUtil.getInt("ringwire.bufferRingEntries", 1024);
+        private int bufferSize = SystemPropertyUtil.getInt("ringwire.bufferSize", 8192);
+        private int iovecCapacity = SystemPropertyUtil.getInt("ringwire.iovecCapacity", 8192);
+        private int maxBytesPerWrite = SystemPropertyUtil.getInt("ringwire.maxBytesPerWrite", 1024 * 1024);
+        private boolean deferTaskrun = SystemPropertyUtil.getBoolean("ringwire.deferTaskrun", true);
+        private boolean registerRingFd = SystemPropertyUtil.getBoolean("ringwire.registerRingFd", true);
 
         private Builder() { }
 
