@@ -167,18 +167,41 @@ public final class RingwireIoHandler implements IoHandler {
             if (config.registerRingFd()) {
                 ring.registerRingFd();
             }
-            recvBuffers = BufferRing.register(ring, RECV_BUFFER_GROUP, config.bufferRingEntries(),
-                config.bufferSize());
+            recvBuffers = registerRecvBuffers();
         } catch (NativeIoException e) {
             throw new UncheckedIOException(e);
         }
         MemorySegment all = recvBuffers.segment();
-        recvBufferViews = new ByteBuffer[config.bufferRingEntries()];
+        int size = recvBuffers.bufferSize();
+        recvBufferViews = new ByteBuffer[recvBuffers.entries()];
         for (int bid = 0; bid < recvBufferViews.length; bid++) {
-            recvBufferViews[bid] = all.asSlice((long) bid * config.bufferSize(), config.bufferSize()).asByteBuffer();
+            recvBufferViews[bid] = all.asSlice((long) bid * size, size).asByteBuffer();
         }
         RingwireCounters.publish(executor, counters);
     }
+
+    /** Incremental buffers where the kernel has them (6.12), else the classic ring; says once what it fell back to. */
+    private BufferRing registerRecvBuffers() throws NativeIoException {
+        if (config.incrementalBuffers()) {
+            try {
+                return BufferRing.registerIncremental(ring, RECV_BUFFER_GROUP, config.bufferRingEntries(true),
+                    config.bufferSize(true));
+            } catch (NativeIoException e) {
+                if (e.errno() != Errno.EINVAL) {
+                    throw e;
+                }
+                if (!incrementalFallbackLogged) {
+                    incrementalFallbackLogged = true;
+                    logger.info("this kernel has no incremental buffer rings (IOU_PBUF_RING_INC, Linux 6.12): "
+                        + "receiving into {} buffers of {} bytes", config.bufferRingEntries(false),
+                        config.bufferSize(false));
+                }
+            }
+        }
+        return BufferRing.register(ring, RECV_BUFFER_GROUP, config.bufferRingEntries(false), config.bufferSize(false));
+    }
+
+    private static volatile boolean incrementalFallbackLogged;
 
     @Override
     public int run(IoHandlerContext context) {

@@ -6,31 +6,62 @@ import io.netty.util.internal.SystemPropertyUtil;
  * Settings of a {@link RingwireIoHandler}, one ring per event loop. Build with {@link #builder()}; the defaults suit
  * a server with a few thousand connections per loop, and each can be changed without code with a system property
  * named after it: {@code -Dringwire.ringEntries}, {@code ringwire.cqEntries}, {@code ringwire.bufferRingEntries},
- * {@code ringwire.bufferSize}, {@code ringwire.iovecCapacity}, {@code ringwire.maxBytesPerWrite},
+ * {@code ringwire.bufferSize}, {@code ringwire.incrementalBuffers}, {@code ringwire.iovecCapacity}, {@code ringwire.maxBytesPerWrite},
  * {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd}.
  *
  * @param ringEntries        SQ size
  * @param cqEntries          CQ size; multishot requests post many CQEs per SQE, so keep it several times the SQ
- * @param bufferRingEntries  provided buffers for receiving (a power of two)
- * @param bufferSize         bytes per provided buffer
+ * @param bufferRingEntries  provided buffers for receiving (a power of two), 0 for the default: 64 with incremental
+ *                           buffers, 1024 without
+ * @param bufferSize         bytes per provided buffer, 0 for the default: 64 KiB with incremental buffers, 8 KiB
+ *                           without
+ * @param incrementalBuffers consume receive buffers incrementally (IOU_PBUF_RING_INC, Linux 6.12) when the kernel
+ *                           can: one 64 KiB buffer serves many small receives or one bulk read; older kernels fall
+ *                           back to 8 KiB buffers
  * @param iovecCapacity      iovecs the loop can hand to writes in one iteration
  * @param maxBytesPerWrite   cap on the bytes one write SQE carries (outbound bytes in flight per channel)
  * @param deferTaskrun       ask for SINGLE_ISSUER + DEFER_TASKRUN (falls back to COOP_TASKRUN)
  * @param registerRingFd     register the ring fd with the loop thread
  */
 public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries, int bufferSize,
-                                      int iovecCapacity, int maxBytesPerWrite, boolean deferTaskrun,
-                                      boolean registerRingFd) {
+                                      boolean incrementalBuffers, int iovecCapacity, int maxBytesPerWrite,
+                                      boolean deferTaskrun, boolean registerRingFd) {
+    /** Receive buffers with incremental consumption: few and large. */
+    static final int INCREMENTAL_ENTRIES = 64;
+    static final int INCREMENTAL_SIZE = 64 * 1024;
+    /** Receive buffers without it: one receive uses a whole buffer, so many and small. */
+    static final int CLASSIC_ENTRIES = 1024;
+    static final int CLASSIC_SIZE = 8 * 1024;
+
     public RingwireIoHandlerConfig {
         positive("ringEntries", ringEntries);
         positive("cqEntries", cqEntries);
-        positive("bufferSize", bufferSize);
+        if (bufferSize < 0) {
+            throw new IllegalArgumentException("bufferSize must be positive, or 0 for the default: bufferSize="
+                + bufferSize);
+        }
         positive("iovecCapacity", iovecCapacity);
         positive("maxBytesPerWrite", maxBytesPerWrite);
-        if (Integer.bitCount(bufferRingEntries) != 1 || bufferRingEntries > 32768) {
-            throw new IllegalArgumentException("bufferRingEntries must be a power of two up to 32768: "
-                + "bufferRingEntries=" + bufferRingEntries);
+        if (bufferRingEntries != 0 && (Integer.bitCount(bufferRingEntries) != 1 || bufferRingEntries > 32768)) {
+            throw new IllegalArgumentException("bufferRingEntries must be a power of two up to 32768, or 0 for the "
+                + "default: bufferRingEntries=" + bufferRingEntries);
         }
+    }
+
+    /**
+     * @param incremental whether the ring in use consumes buffers incrementally
+     * @return provided buffers to register
+     */
+    int bufferRingEntries(boolean incremental) {
+        return bufferRingEntries != 0 ? bufferRingEntries : incremental ? INCREMENTAL_ENTRIES : CLASSIC_ENTRIES;
+    }
+
+    /**
+     * @param incremental whether the ring in use consumes buffers incrementally
+     * @return bytes per provided buffer
+     */
+    int bufferSize(boolean incremental) {
+        return bufferSize != 0 ? bufferSize : incremental ? INCREMENTAL_SIZE : CLASSIC_SIZE;
     }
 
     private static void positive(String name, int value) {
@@ -49,8 +80,9 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         // defaults, each overridable with a system property of the same name under "ringwire." (Netty's convention)
         private int ringEntries = SystemPropertyUtil.getInt("ringwire.ringEntries", 4096);
         private int cqEntries = SystemPropertyUtil.getInt("ringwire.cqEntries", 16384);
-        private int bufferRingEntries = SystemPropertyUtil.getInt("ringwire.bufferRingEntries", 1024);
-        private int bufferSize = SystemPropertyUtil.getInt("ringwire.bufferSize", 8192);
+        private int bufferRingEntries = SystemPropertyUtil.getInt("ringwire.bufferRingEntries", 0);
+        private int bufferSize = SystemPropertyUtil.getInt("ringwire.bufferSize", 0);
+        private boolean incrementalBuffers = SystemPropertyUtil.getBoolean("ringwire.incrementalBuffers", true);
         private int iovecCapacity = SystemPropertyUtil.getInt("ringwire.iovecCapacity", 8192);
         private int maxBytesPerWrite = SystemPropertyUtil.getInt("ringwire.maxBytesPerWrite", 1024 * 1024);
         private boolean deferTaskrun = SystemPropertyUtil.getBoolean("ringwire.deferTaskrun", true);
@@ -82,6 +114,12 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
             return this;
         }
 
+        /** @param v whether to consume receive buffers incrementally when the kernel can @return this */
+        public Builder incrementalBuffers(boolean v) {
+            incrementalBuffers = v;
+            return this;
+        }
+
         /** @param v iovecs per iteration @return this */
         public Builder iovecCapacity(int v) {
             iovecCapacity = v;
@@ -108,8 +146,8 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
 
         /** @return the config */
         public RingwireIoHandlerConfig build() {
-            return new RingwireIoHandlerConfig(ringEntries, cqEntries, bufferRingEntries, bufferSize, iovecCapacity,
-                maxBytesPerWrite, deferTaskrun, registerRingFd);
+            return new RingwireIoHandlerConfig(ringEntries, cqEntries, bufferRingEntries, bufferSize,
+                incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd);
         }
     }
 }

@@ -482,14 +482,13 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             if (res > 0) {
                 BufferRing buffers = h.recvBuffers();
                 int bid = IoUringCqe.bufferId(flags);
-                buffers.taken();
                 RingwireCounters c = h.counters();
                 c.recvs++;
                 c.recvBytes += res;
                 try {
-                    deliver(h.recvBufferView(bid, 0, res));
+                    deliver(h.recvBufferView(bid, buffers.dataOffset(bid), res));
                 } finally {
-                    buffers.recycle(bid); // returned at once: the bytes now live in the pipeline's buffers
+                    buffers.release(bid, res, flags); // the bytes now live in the pipeline's buffers
                 }
             } else if (res == 0) {
                 eofSeen = true;

@@ -4,8 +4,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
+import static io.ringwire.uring.IoUringConstants.IORING_CQE_F_BUF_MORE;
 import static io.ringwire.uring.IoUringConstants.IORING_REGISTER_PBUF_RING;
 import static io.ringwire.uring.IoUringConstants.IORING_UNREGISTER_PBUF_RING;
+import static io.ringwire.uring.IoUringConstants.IOU_PBUF_RING_INC;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -18,6 +20,12 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * its id in the CQE flags; (3) the owner reads it ({@link #address}, {@link #segment()}); (4) {@link #recycle} puts it
  * back, and {@link #publish} makes the returns visible with one store-release of the ring tail. When every buffer is
  * out, a multishot RECV ends with {@code -ENOBUFS}; recycle, publish and re-arm.
+ *
+ * <p>Incremental consumption [6.12] ({@code IOU_PBUF_RING_INC}): a completion uses only the bytes it received and
+ * the rest of the buffer stays at the ring's head for the next one (CQE flag {@code IORING_CQE_F_BUF_MORE}), so a
+ * few large buffers serve both many small receives and 64 KiB bulk reads. Read a completion's bytes at
+ * {@link #dataOffset(int)} and hand it back with {@link #release(int, int, int)}, which recycles the buffer only once
+ * the kernel is done with it.
  *
  * <pre>
  * struct io_uring_buf     { __u64 addr; __u32 len; __u16 bid; __u16 resv; };   // 16 bytes, ring entries
@@ -49,8 +57,11 @@ public final class BufferRing implements AutoCloseable {
     private int publishedTail;
     private int outstanding;
     private boolean closed;
+    private final boolean incremental;
+    private final int[] consumed;
 
-    private BufferRing(IoUring ring, short groupId, int entries, int bufferSize) throws NativeIoException {
+    private BufferRing(IoUring ring, short groupId, int entries, int bufferSize, boolean incremental)
+        throws NativeIoException {
         if (Integer.bitCount(entries) != 1 || entries > 32768) {
             throw new IllegalArgumentException("entries must be a power of two up to 32768: entries=" + entries);
         }
@@ -62,6 +73,8 @@ public final class BufferRing implements AutoCloseable {
         this.entries = entries;
         this.mask = entries - 1;
         this.bufferSize = bufferSize;
+        this.incremental = incremental;
+        this.consumed = new int[entries];
         this.arena = Arena.ofShared();
         try {
             this.ringMemory = arena.allocate((long) entries * BUF_SIZE, 4096); // the kernel wants it page-aligned
@@ -70,8 +83,10 @@ public final class BufferRing implements AutoCloseable {
             reg.set(JAVA_LONG, 0, ringMemory.address());
             reg.set(JAVA_INT, 8, entries);
             reg.set(JAVA_SHORT, 12, groupId);
+            reg.set(JAVA_SHORT, 14, incremental ? IOU_PBUF_RING_INC : (short) 0);
             NativeIoException.check(ring.register(IORING_REGISTER_PBUF_RING, reg, 1),
-                "io_uring_register(PBUF_RING, bgid=" + groupId + ", entries=" + entries + ")");
+                "io_uring_register(PBUF_RING, bgid=" + groupId + ", entries=" + entries
+                    + (incremental ? ", IOU_PBUF_RING_INC" : "") + ")");
         } catch (NativeIoException | RuntimeException e) {
             arena.close();
             throw e;
@@ -97,7 +112,55 @@ public final class BufferRing implements AutoCloseable {
      */
     public static BufferRing register(IoUring ring, short groupId, int entries, int bufferSize)
         throws NativeIoException {
-        return new BufferRing(ring, groupId, entries, bufferSize);
+        return new BufferRing(ring, groupId, entries, bufferSize, false);
+    }
+
+    /**
+     * Like {@link #register(IoUring, short, int, int)}, with incremental consumption ({@code IOU_PBUF_RING_INC}).
+     *
+     * @param ring       the ring
+     * @param groupId    the buffer group id that SQEs name
+     * @param entries    a power of two, at most 32768
+     * @param bufferSize bytes per buffer
+     * @return the registered ring
+     * @throws NativeIoException {@code EINVAL} on kernels before 6.12, which do not know the flag
+     */
+    public static BufferRing registerIncremental(IoUring ring, short groupId, int entries, int bufferSize)
+        throws NativeIoException {
+        return new BufferRing(ring, groupId, entries, bufferSize, true);
+    }
+
+    /** @return whether buffers are consumed incrementally */
+    public boolean isIncremental() {
+        return incremental;
+    }
+
+    /**
+     * @param bid a buffer id from a CQE
+     * @return where that completion's bytes start in the buffer: 0, or with incremental consumption what earlier
+     *         completions on the same buffer used
+     */
+    public int dataOffset(int bid) {
+        return consumed[bid];
+    }
+
+    /**
+     * Hands back what one completion used, after its bytes were read at {@link #dataOffset(int)}. The buffer is
+     * recycled unless the kernel still holds the rest of it ({@code IORING_CQE_F_BUF_MORE}, incremental rings only).
+     * Replaces {@link #taken()} + {@link #recycle(int)} for rings of either kind.
+     *
+     * @param bid      the id from the CQE
+     * @param res      the bytes it carried
+     * @param cqeFlags the CQE's flags
+     */
+    public void release(int bid, int res, int cqeFlags) {
+        if (incremental && (cqeFlags & IORING_CQE_F_BUF_MORE) != 0) {
+            consumed[bid] += res;
+            return;
+        }
+        consumed[bid] = 0;
+        outstanding++;
+        recycle(bid);
     }
 
     private void add(int bid) {

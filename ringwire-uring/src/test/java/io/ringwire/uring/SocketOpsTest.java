@@ -190,6 +190,63 @@ class SocketOpsTest {
     }
 
     @Test
+    void shouldConsumeIncrementalBuffersPieceByPiece() throws Exception {
+        Pair p = connectedPair();
+        final int size = 4096;
+        BufferRing incremental;
+        try {
+            incremental = BufferRing.registerIncremental(ring, (short) 2, 2, size);
+        } catch (NativeIoException e) {
+            assumeTrue(e.errno() != Errno.EINVAL, "kernel before 6.12: no IOU_PBUF_RING_INC");
+            throw e;
+        }
+        try (Socket client = p.client(); BufferRing buffers = incremental) {
+            assertTrue(buffers.isIncremental());
+            ring.sq().prepRecvMultishot(p.serverFd(), buffers.groupId(), 0, 21);
+            ring.submit();
+            OutputStream out = client.getOutputStream();
+            java.io.ByteArrayOutputStream sent = new java.io.ByteArrayOutputStream();
+            java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+            List<Integer> bids = new ArrayList<>();
+            List<Integer> offsets = new ArrayList<>();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            // three small messages, one at a time: each lands after the previous one in the same buffer
+            for (int m = 0; m < 3; m++) {
+                byte[] msg = new byte[100 + m];
+                java.util.Arrays.fill(msg, (byte) ('a' + m));
+                out.write(msg);
+                out.flush();
+                sent.write(msg);
+                while (got.size() < sent.size()) {
+                    assertTrue(System.nanoTime() < deadline, "stuck at " + got.size());
+                    ring.submitAndWait(1, 200_000_000L);
+                    List<Cqes.Cqe> batch = new ArrayList<>();
+                    ring.cq().drain((ud, res, flags) -> batch.add(new Cqes.Cqe(ud, res, flags)), 64);
+                    for (Cqes.Cqe c : batch) {
+                        assertTrue(c.res() > 0, () -> "recv: " + Errno.name(c.res()));
+                        int offset = buffers.dataOffset(c.bufferId());
+                        byte[] chunk = new byte[c.res()];
+                        MemorySegment.copy(buffers.segment(), JAVA_BYTE, (long) c.bufferId() * size + offset, chunk,
+                            0, c.res());
+                        got.write(chunk);
+                        bids.add(c.bufferId());
+                        offsets.add(offset);
+                        assertTrue((c.flags() & IoUringConstants.IORING_CQE_F_BUF_MORE) != 0,
+                            "a 4 KiB buffer is not used up by ~100 bytes");
+                        buffers.release(c.bufferId(), c.res(), c.flags());
+                    }
+                }
+            }
+            assertArrayEquals(sent.toByteArray(), got.toByteArray(), "every byte, in order");
+            assertEquals(1, bids.stream().distinct().count(), "one buffer served every receive: " + bids);
+            assertEquals(List.of(0, 100, 201), offsets);
+            ring.sq().prepCancelFd(p.serverFd(), 22);
+            cqes.awaitUserData(22);
+            ring.cq().drain(cqes, 64);
+        }
+    }
+
+    @Test
     void shouldSendAndWritevManyBuffers() throws Exception {
         Pair p = connectedPair();
         try (Socket client = p.client(); Arena arena = Arena.ofConfined()) {

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Markdown tables from the lab's results.json, for docs/benchmarks.md.
+
+    bench/lab-markdown.py lab-results/results.json
+"""
+import json
+import sys
+
+
+def fmt(v, digits=0):
+    if v is None:
+        return "-"
+    if digits == 0:
+        return f"{v:,.0f}"
+    return f"{v:.{digits}f}"
+
+
+def main(path):
+    d = json.load(open(path))
+    for s in d["summaries"]:
+        open_loop = any(r["offeredRate"] is not None for r in s["rows"])
+        print(f"### {s['workload']} · {s['variant']}\n")
+        print(f"| server | runs | {'answers/s' if open_loop else 'msgs/s'} | min-max | × epoll | p50 µs | p99 µs "
+              "| CPU µs/msg | CPU × epoll | server cores | JIT cores | loadgen cores | RSS MiB | heap MiB | GCs "
+              "| SQEs/enter | bad |")
+        print("|---|" + "---:|" * 16)
+        for r in s["rows"]:
+            print(f"| {r['server']} | {r['runs']} | {fmt(r['rate'])} | {fmt(r['rateMin'])}-{fmt(r['rateMax'])} "
+                  f"| {fmt(r['rateVsEpoll'], 2)} | {fmt(r['p50Us'])} | {fmt(r['p99Us'])} | {fmt(r['cpuUsPerMsg'], 2)} "
+                  f"| {fmt(r['cpuVsEpoll'], 2)} | {fmt(r['serverUtil'], 2)} | {fmt(r['jitUtil'], 2)} "
+                  f"| {fmt(r['loadgenUtil'], 2)} | {fmt(r['peakRssMiB'])} | {fmt(r['heapPeakMiB'])} "
+                  f"| {fmt(r['gcCount'])} | {fmt(r['sqesPerEnter'], 1)} | {r['mismatches'] + r['errors']} |")
+        print()
+    for v in d["verdicts"]:
+        print(f"- {v}")
+    cm = d.get("costModel")
+    if cm:
+        c = cm["costs"]
+        print(f"\nCost model: s = {c['s']:.0f} ns, w = {c['w']:.0f} ns, t = {c['t']:.0f} ns "
+              f"(epoll s + w = {c['s'] + c['w']:.0f} ns)\n")
+        print("| n | seed (t+s)/n ns | s/n + t ns | measured per SEND ns | measured / epoll |")
+        print("|---:|---:|---:|---:|---:|")
+        for n, m in zip(cm["batches"], c["perOpAtN"]):
+            print(f"| {n} | {(c['t'] + c['s']) / n:.0f} | {c['s'] / n + c['t']:.0f} | {m:.0f} "
+                  f"| {m / (c['s'] + c['w']):.2f} |")
+        if cm.get("observedN") is not None:
+            print(f"\nEcho {cm['echoVariant']}: Ringwire n = {cm['observedN']:.2f} SQEs per enter; predicted "
+                  f"io_uring/epoll {cm['seedPredictedRatio']:.2f} (seed's formula) or {cm['perOpPredictedRatio']:.2f} "
+                  f"(per operation); measured {cm['measuredRatio']:.2f}.")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "lab-results/results.json")
