@@ -18,11 +18,14 @@ final class Experiment {
      *
      * @param servers       who competes
      * @param rounds        rounds; the order of servers reverses every other round
-     * @param warmupSeconds unmeasured seconds before each window (JIT)
+     * @param warmupSeconds unmeasured seconds at least before each window
+     * @param maxWarmupSeconds unmeasured seconds at most: between the two, the window opens once the server's JIT
+     *                      compiler threads are quiet ({@link Warmup})
      * @param seconds       the measured window
      * @param threads       event-loop threads of the Netty servers
      */
-    record Settings(List<Competitor> servers, int rounds, double warmupSeconds, double seconds, int threads) {
+    record Settings(List<Competitor> servers, int rounds, double warmupSeconds, double maxWarmupSeconds,
+                    double seconds, int threads) {
         Settings {
             if (servers.isEmpty() || rounds < 1 || warmupSeconds < 0 || seconds <= 0 || threads < 1) {
                 throw new IllegalArgumentException("need servers, rounds ≥ 1, warm-up ≥ 0, seconds > 0, threads ≥ 1: "
@@ -40,12 +43,14 @@ final class Experiment {
     interface Driver {
         /**
          * @param target     the server
+         * @param warmup     says when the unmeasured warm-up is over
          * @param windowEdge call at the window's start and end
          * @return what the window saw
          * @throws IOException          if the load cannot be applied
          * @throws InterruptedException if interrupted
          */
-        Measurement drive(InetSocketAddress target, Runnable windowEdge) throws IOException, InterruptedException;
+        Measurement drive(InetSocketAddress target, Warmup warmup, Runnable windowEdge)
+            throws IOException, InterruptedException;
     }
 
     private final String workload;
@@ -99,9 +104,10 @@ final class Experiment {
     }
 
     static String oneLine(RunResult r) {
-        return String.format(Locale.ROOT, "%,.0f/s, p99 %,.0f µs, server %.2f µs CPU/msg (%.2f cores), "
-                + "heap peak %.0f MiB, %d mismatches, %d errors", r.rate(), r.p99Us(), r.serverCpuUsPerMsg(),
-            r.serverUtil(), r.heapPeakMiB(), r.mismatches(), r.errors());
+        return String.format(Locale.ROOT, "%,.0f/s, p99 %,.0f µs, server %.2f µs CPU/msg (%.2f cores, JIT %.2f), "
+                + "heap peak %.0f MiB, %d mismatches, %d errors; warm-up %.1f s", r.rate(), r.p99Us(),
+            r.serverCpuUsPerMsg(), r.serverUtil(), r.jitUtil(), r.heapPeakMiB(), r.mismatches(), r.errors(),
+            r.warmupSeconds());
     }
 
     private RunResult runOnce(Competitor competitor, int round) throws IOException, InterruptedException {
@@ -112,7 +118,8 @@ final class Experiment {
             long[] wall = new long[2];
             int[] edges = {0};
             Object[] stats = {Map.of()};
-            Measurement m = driver.drive(server.address(), () -> {
+            Warmup warmup = new Warmup(settings.warmupSeconds(), settings.maxWarmupSeconds(), pid);
+            Measurement m = driver.drive(server.address(), warmup, () -> {
                 int i = Math.min(edges[0]++, 1);
                 if (i == 0) {
                     server.resetStats();
@@ -129,7 +136,7 @@ final class Experiment {
             double window = (wall[1] - wall[0]) / 1e9;
             double jitCpu = jit[1] - jit[0];
             double serverCpu = cpu[1] - cpu[0] - jitCpu;
-            return new RunResult(workload, variant, competitor.label(), round, m.rate(),
+            return new RunResult(workload, variant, competitor.label(), round, warmup.seconds(), m.rate(),
                 Double.isNaN(m.sendLagP99Us()) ? Double.NaN : m.sent() / m.seconds(),
                 m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(),
                 m.streams() > 0 ? m.streams() / m.seconds() : Double.NaN, m.streamP99Ms(), m.sendLagP99Us(),
@@ -150,7 +157,7 @@ final class Experiment {
 
     /** @return a driver running the lab's own generator with {@code config} */
     static Driver generator(LoadGenerator.Config config, Settings settings) {
-        return (target, edge) -> Measurement.of(new LoadGenerator(target, config)
-            .run(settings.warmupSeconds(), settings.seconds(), edge), config.openLoop());
+        return (target, warmup, edge) -> Measurement.of(new LoadGenerator(target, config)
+            .run(warmup::over, settings.seconds(), edge), config.openLoop());
     }
 }

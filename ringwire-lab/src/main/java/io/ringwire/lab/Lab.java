@@ -28,10 +28,11 @@ import java.util.concurrent.Callable;
         "",
         "Without a subcommand it runs the default suite (about 5 minutes on 2 cores): echo 500 conns × 128 B × 1, "
             + "rpc-backend 32 conns × 1000 streams × 32 msgs × 128 B, single-stream 1 KiB with a 16384-message "
-            + "window; all six servers, 2 rounds, 2 s warm-up, 3 s measured.",
+            + "window; all six servers, 2 rounds, 3 s measured after a warm-up of 2-8 s (until the server's JIT "
+            + "compiler threads are quiet).",
         "",
         "Each run: a fresh server pinned to CPU 1 (when there are 2 cores), the load generator on CPU 0, warm-up, "
-            + "then a measured window; servers alternate A B C / C B A across rounds; medians with min-max and "
+            + "then a measured window (the server's JIT compiler threads are counted apart from its CPU per message); servers alternate A B C / C B A across rounds; medians with min-max and "
             + "ratios to netty-epoll. Every echoed byte is checked: any mismatch or error makes the exit code 1.",
         ""})
 public final class Lab implements Callable<Integer> {
@@ -46,9 +47,14 @@ public final class Lab implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE})")
         int rounds;
 
-        @Option(names = "--warmup", defaultValue = "2", description = "unmeasured seconds per run, for the JIT "
+        @Option(names = "--warmup", defaultValue = "2", description = "unmeasured seconds per run, at least "
             + "(default: ${DEFAULT-VALUE})")
         double warmup;
+
+        @Option(names = "--max-warmup", defaultValue = "8", description = "unmeasured seconds per run, at most: in "
+            + "between, the window opens once the server's JIT compiler threads are quiet (< 0.05 cores over 0.5 s) "
+            + "(default: ${DEFAULT-VALUE})")
+        double maxWarmup;
 
         @Option(names = "--seconds", defaultValue = "3", description = "measured seconds per run "
             + "(default: ${DEFAULT-VALUE})")
@@ -68,7 +74,7 @@ public final class Lab implements Callable<Integer> {
         }
 
         Experiment.Settings settings(List<Competitor> list) {
-            return new Experiment.Settings(list, rounds, warmup, seconds, threads);
+            return new Experiment.Settings(list, rounds, warmup, maxWarmup, seconds, threads);
         }
     }
 

@@ -223,15 +223,16 @@ public final class LoadGenerator {
     }
 
     /**
-     * Connects, runs {@code warmupSeconds} unmeasured, then measures for {@code seconds}.
+     * Connects, runs unmeasured until {@code warmupOver} says so, then measures for {@code seconds}.
      *
-     * @param warmupSeconds seconds before the window (JIT warm-up, connections settling)
+     * @param warmupOver    polled in the loop: true once the window may open (JIT warm-up, connections settling)
      * @param seconds       the measured window
      * @param onWindow      called at the window's start and at its end, e.g. to read the server's CPU time
      * @return what the window saw
      * @throws IOException if connecting fails
      */
-    public Result run(double warmupSeconds, double seconds, Runnable onWindow) throws IOException {
+    public Result run(java.util.function.BooleanSupplier warmupOver, double seconds, Runnable onWindow)
+        throws IOException {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         List<Conn> all = new ArrayList<>(config.conns());
         Histogram latency = new Histogram(60_000_000_000L, 3);
@@ -269,8 +270,7 @@ public final class LoadGenerator {
                     flush(c);
                 }
             }
-            long windowStart = start + (long) (warmupSeconds * 1e9);
-            long windowEnd = windowStart + (long) (seconds * 1e9);
+            long windowEnd = Long.MAX_VALUE;
             boolean inWindow = false;
             long messages = 0;
             long streams = 0;
@@ -281,8 +281,9 @@ public final class LoadGenerator {
             List<Conn> dirty = new ArrayList<>();
             for (;;) {
                 long now = System.nanoTime();
-                if (!inWindow && now >= windowStart) {
+                if (!inWindow && warmupOver.getAsBoolean()) {
                     inWindow = true;
+                    windowEnd = now + (long) (seconds * 1e9);
                     onWindow.run();
                     cpuStart = threads.getCurrentThreadCpuTime();
                     latency.reset();

@@ -66,15 +66,14 @@ final class RedisBenchmark {
      */
     static Experiment.Driver driver(String program, String command, int clients, int size,
                                     Experiment.Settings settings) {
-        return (target, edge) -> {
-            // warm up for the warm-up's seconds (the JIT needs time, not a request count), in short runs
-            long warmEnd = System.nanoTime() + (long) (settings.warmupSeconds() * 1e9);
+        return (target, warmup, edge) -> {
+            // warm up in short runs until the warm-up is over (the JIT needs time, not a request count)
             double warmRate;
             int chunk = 10_000;
             do {
                 warmRate = run(program, target.getPort(), command, clients, size, chunk).rps;
                 chunk = (int) Math.max(2_000, Math.min(1_000_000, warmRate / 2));
-            } while (System.nanoTime() < warmEnd);
+            } while (!warmup.over());
             int requests = (int) Math.max(2_000, Math.min(50_000_000, warmRate * settings.seconds()));
             edge.run();
             Csv r = run(program, target.getPort(), command, clients, size, requests);

@@ -7,6 +7,7 @@ package io.ringwire.lab;
  * @param variant         the workload's parameters, e.g. {@code 500 conns × 128 B × 1}
  * @param server          competitor label
  * @param round           round number (servers alternate order between rounds)
+ * @param warmupSeconds   how long the unmeasured warm-up lasted
  * @param rate            answers per second (messages, round trips or requests)
  * @param offeredRate     open loop: the scheduled rate; NaN for a closed loop
  * @param p50Us           median latency, µs
@@ -31,7 +32,8 @@ package io.ringwire.lab;
  * @param mismatches      echoed bytes that differed from what was sent
  * @param errors          connection errors or failed requests
  */
-public record RunResult(String workload, String variant, String server, int round, double rate, double offeredRate,
+public record RunResult(String workload, String variant, String server, int round, double warmupSeconds, double rate,
+                        double offeredRate,
                         double p50Us, double p99Us, double p999Us, double maxUs, double streamsPerSec,
                         double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil, double jitUtil,
                         double loadgenUtil, double peakRssMiB, double heapPeakMiB, double directPeakMiB,

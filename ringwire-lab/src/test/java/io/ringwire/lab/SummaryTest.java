@@ -14,7 +14,7 @@ class SummaryTest {
     static RunResult run(String workload, String server, int round, double rate, double cpuUsPerMsg, double heap,
                          long mismatches) {
         double nan = Double.NaN;
-        return new RunResult(workload, "v", server, round, rate, nan, 10, 20, 30, 40, nan, nan, nan, cpuUsPerMsg,
+        return new RunResult(workload, "v", server, round, 2.0, rate, nan, 10, 20, 30, 40, nan, nan, nan, cpuUsPerMsg,
             0.9, 0.01, 0.5, 100, heap, 1, 0, 0, server.equals("ringwire") ? 8 : nan, nan, nan, mismatches, 0);
     }
 
@@ -76,6 +76,16 @@ class SummaryTest {
         assertThrows(IllegalArgumentException.class, () -> new LoadGenerator(
             new java.net.InetSocketAddress("10.0.0.1", 9), LoadGenerator.Config.closed(1, 128, 1)));
         assertThrows(IllegalArgumentException.class, () -> LoadGenerator.Config.closed(1, 8, 1));
+    }
+
+    @Test
+    void shouldHoldTheWarmupBetweenItsLimits() throws Exception {
+        Warmup notYet = new Warmup(60, 120, ProcessHandle.current().pid());
+        assertTrue(!notYet.over(), "never before the minimum");
+        Warmup capped = new Warmup(0, 0.05, ProcessHandle.current().pid());
+        Thread.sleep(100);
+        assertTrue(capped.over(), "always after the maximum");
+        assertTrue(capped.seconds() >= 0.05);
     }
 
     @Test

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class WorkloadsEndToEndTest {
     private static Experiment.Settings settings(Competitor... servers) {
-        return new Experiment.Settings(List.of(servers), 1, 0.3, 0.7, 1);
+        return new Experiment.Settings(List.of(servers), 1, 0.3, 1.0, 0.7, 1);
     }
 
     private static List<RunResult> clean(Experiment e, int expectedRuns) throws Exception {

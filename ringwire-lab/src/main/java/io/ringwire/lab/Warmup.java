@@ -1,0 +1,63 @@
+package io.ringwire.lab;
+
+/**
+ * When a run's unmeasured warm-up is over: after at least {@code minSeconds}, as soon as the server's JIT compiler
+ * threads have gone quiet (under {@value #QUIET_CORES} of a core over the last {@value #SAMPLE_MILLIS} ms), and at
+ * the latest after {@code maxSeconds}. A fixed warm-up either wastes time or measures a server still compiling; on a
+ * one-core server the compiler threads take their CPU from the event loop, so a window opened too early charges the
+ * server with more code to compile twice (its CPU and its lost rate).
+ */
+final class Warmup {
+    static final double QUIET_CORES = 0.05;
+    static final long SAMPLE_MILLIS = 500;
+
+    private final long start = System.nanoTime();
+    private final long minEnd;
+    private final long maxEnd;
+    private final long pid;
+    private long lastSampleAt;
+    private double lastJit;
+    private long overAt;
+
+    /**
+     * @param minSeconds at least this long
+     * @param maxSeconds at most this long
+     * @param pid        the server (JIT threads read from /proc); 0 to use only the time limits
+     */
+    Warmup(double minSeconds, double maxSeconds, long pid) {
+        this.minEnd = start + (long) (minSeconds * 1e9);
+        this.maxEnd = start + (long) (Math.max(minSeconds, maxSeconds) * 1e9);
+        this.pid = pid;
+        this.lastSampleAt = start;
+        this.lastJit = pid > 0 ? ProcessStats.jitCpuSeconds(pid) : Double.NaN;
+    }
+
+    /** @return whether the window may open now; cheap enough to call in a load generator's loop */
+    boolean over() {
+        if (overAt != 0) {
+            return true;
+        }
+        long now = System.nanoTime();
+        if (now >= maxEnd) {
+            overAt = now;
+            return true;
+        }
+        if (now - lastSampleAt < SAMPLE_MILLIS * 1_000_000L) {
+            return false;
+        }
+        double jit = pid > 0 ? ProcessStats.jitCpuSeconds(pid) : Double.NaN;
+        double cores = (jit - lastJit) / ((now - lastSampleAt) / 1e9);
+        lastJit = jit;
+        lastSampleAt = now;
+        if (now >= minEnd && (Double.isNaN(cores) || cores < QUIET_CORES)) {
+            overAt = now;
+            return true;
+        }
+        return false;
+    }
+
+    /** @return seconds the warm-up lasted (so far, if not over) */
+    double seconds() {
+        return ((overAt != 0 ? overAt : System.nanoTime()) - start) / 1e9;
+    }
+}
