@@ -21,7 +21,7 @@ final class Charts {
      * @return an {@code <svg>} element
      */
     static String bars(String title, String unit, List<String> labels, double[] values, String highlight) {
-        return grouped(title, unit, labels, List.of(unit), new double[][] {values}, highlight);
+        return grouped(title, unit, labels, List.of(unit), new double[][] {values}, highlight, false);
     }
 
     /**
@@ -31,21 +31,29 @@ final class Charts {
      * @param series  one name per bar within a group
      * @param values  [series][group]
      * @param highlight a label whose bars stay coloured while others fade, or null
+     * @param log     logarithmic bar lengths (for latencies, where one stalled server would flatten the rest)
      * @return an {@code <svg>} element with a legend when there is more than one series
      */
     static String grouped(String title, String unit, List<String> labels, List<String> series, double[][] values,
-                          String highlight) {
+                          String highlight, boolean log) {
         double max = 0;
+        double min = Double.MAX_VALUE;
         for (double[] s : values) {
             for (double v : s) {
                 if (!Double.isNaN(v) && !Double.isInfinite(v)) {
                     max = Math.max(max, v);
+                    if (v > 0) {
+                        min = Math.min(min, v);
+                    }
                 }
             }
         }
         if (max == 0) {
             max = 1;
         }
+        // log scale: the smallest value gets a tenth of the area, the largest all of it
+        double floor = min == Double.MAX_VALUE ? 1 : min / Math.pow(max / min, 1.0 / 9);
+        double span = Math.log(max / floor);
         int legend = series.size() > 1 ? 18 : 0;
         int groupHeight = ROW * series.size() + 6;
         int height = 24 + legend + groupHeight * labels.size() + 4;
@@ -54,8 +62,8 @@ final class Charts {
         b.append(String.format(Locale.ROOT, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
             + "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">", width, height, width, height,
             Html.escape(title)));
-        b.append(String.format(Locale.ROOT, "<text x=\"0\" y=\"15\" class=\"title\">%s (%s)</text>",
-            Html.escape(title), Html.escape(unit)));
+        b.append(String.format(Locale.ROOT, "<text x=\"0\" y=\"15\" class=\"title\">%s (%s%s)</text>",
+            Html.escape(title), Html.escape(unit), log ? ", log scale" : ""));
         if (legend > 0) {
             int x = LABEL_WIDTH;
             for (int s = 0; s < series.size(); s++) {
@@ -72,7 +80,8 @@ final class Charts {
                 LABEL_WIDTH - 6, y + ROW * series.size() / 2 + 8, Html.escape(labels.get(g))));
             for (int s = 0; s < series.size(); s++) {
                 double v = values[s][g];
-                int len = Double.isNaN(v) ? 0 : (int) Math.round(BAR_AREA * Math.min(v, max) / max);
+                int len = Double.isNaN(v) || v <= 0 ? 0 : (int) Math.round(BAR_AREA * (log && span > 0
+                    ? Math.log(Math.min(v, max) / floor) / span : Math.min(v, max) / max));
                 String colour = series.size() == 1 && faded ? "#adb5bd" : COLOURS[s % COLOURS.length];
                 b.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                     + "fill=\"%s\" data-value=\"%s\"><title>%s %s: %s</title></rect>", LABEL_WIDTH, y + 2,

@@ -87,10 +87,10 @@ final class HtmlReport {
             .append('\n');
         b.append(Charts.grouped("latency percentiles", "µs", servers, List.of("p50", "p99", "p99.9"),
             new double[][] {values(s, Summary.Row::p50Us), values(s, Summary.Row::p99Us),
-                values(s, Summary.Row::p999Us)}, null)).append('\n');
+                values(s, Summary.Row::p999Us)}, null, true)).append('\n');
         b.append(Charts.grouped("server memory", "MiB", servers, List.of("heap peak", "direct peak", "RSS peak"),
             new double[][] {values(s, Summary.Row::heapPeakMiB), values(s, Summary.Row::directPeakMiB),
-                values(s, Summary.Row::peakRssMiB)}, null)).append('\n');
+                values(s, Summary.Row::peakRssMiB)}, null, false)).append('\n');
         SeedFigure seed = SeedFigure.forWorkload(s.workload());
         if (seed != null) {
             b.append("<div class=\"seed\" data-seed=\"").append(seed.seed()).append("\">")
@@ -130,6 +130,6 @@ final class HtmlReport {
         }
         b.append("<div class=\"charts\">").append(Charts.grouped("cost per send by batch", "ns", labels,
             List.of("measured", "seed (t+s)/n", "s/n + t", "epoll s + w"),
-            new double[][] {c.perOpAtN(), seedModel, perOp, epoll}, null)).append("</div>\n</section>\n");
+            new double[][] {c.perOpAtN(), seedModel, perOp, epoll}, null, false)).append("</div>\n</section>\n");
     }
 }
