@@ -144,6 +144,7 @@ final class Experiment {
                 m.loadgenCpuSeconds() / window, ProcessStats.peakRssKiB(pid) / 1024.0,
                 s.getOrDefault("heapPeakMiB", Double.NaN), s.getOrDefault("directPeakMiB", Double.NaN),
                 s.getOrDefault("gcCount", Double.NaN), s.getOrDefault("gcMillis", Double.NaN),
+                m.messages() == 0 ? Double.NaN : s.getOrDefault("allocatedBytes", Double.NaN) / m.messages(),
                 per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),
                 m.mismatches(), m.errors());
         }

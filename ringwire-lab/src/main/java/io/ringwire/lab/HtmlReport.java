@@ -60,7 +60,7 @@ final class HtmlReport {
             .append(Html.escape(verdict)).append("</p>\n");
         String[] head = {"server", "runs", s.openLoop() ? "answers/s" : "msgs/s", "min", "max", "×epoll", "p50 µs",
             "p99 µs", "p99.9 µs", "CPU µs/msg", "×epoll", "server cores", "JIT cores", "loadgen cores", "RSS MiB", "heap MiB",
-            "direct MiB", "GCs", "GC ms", "SQEs/enter", "iovecs/write", "bytes/recv", "mismatches", "errors"};
+            "direct MiB", "GCs", "GC ms", "alloc B/msg", "SQEs/enter", "iovecs/write", "bytes/recv", "mismatches", "errors"};
         b.append("<table class=\"results\"><tr>");
         for (String h : head) {
             b.append("<th>").append(Html.escape(h)).append("</th>");
@@ -69,8 +69,8 @@ final class HtmlReport {
         for (Summary.Row r : s.rows()) {
             double[] v = {r.runs(), r.rate(), r.rateMin(), r.rateMax(), r.rateVsEpoll(), r.p50Us(), r.p99Us(),
                 r.p999Us(), r.cpuUsPerMsg(), r.cpuVsEpoll(), r.serverUtil(), r.jitUtil(), r.loadgenUtil(), r.peakRssMiB(),
-                r.heapPeakMiB(), r.directPeakMiB(), r.gcCount(), r.gcMillis(), r.sqesPerEnter(), r.iovecsPerWrite(),
-                r.bytesPerRecv(), r.mismatches(), r.errors()};
+                r.heapPeakMiB(), r.directPeakMiB(), r.gcCount(), r.gcMillis(), r.allocBytesPerMsg(),
+                r.sqesPerEnter(), r.iovecsPerWrite(), r.bytesPerRecv(), r.mismatches(), r.errors()};
             b.append("<tr data-server=\"").append(Html.escape(r.server())).append("\"><td>")
                 .append(Html.escape(r.server())).append("</td>");
             for (double x : v) {

@@ -26,6 +26,7 @@ package io.ringwire.lab;
  * @param directPeakMiB   server's peak pooled direct memory (Netty's default allocator) during the window
  * @param gcCount         server's collections during the window
  * @param gcMillis        server's collection time during the window
+ * @param allocBytesPerMsg heap bytes the server allocated per answer during the window (garbage drives GC and RSS)
  * @param sqesPerEnter    Ringwire only: SQEs submitted per io_uring_enter during the window (n of seed 002)
  * @param iovecsPerWrite  Ringwire only: iovecs per gathered write
  * @param bytesPerRecv    Ringwire only: bytes per receive completion
@@ -35,8 +36,9 @@ package io.ringwire.lab;
 public record RunResult(String workload, String variant, String server, int round, double warmupSeconds, double rate,
                         double offeredRate,
                         double p50Us, double p99Us, double p999Us, double maxUs, double streamsPerSec,
-                        double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil, double jitUtil,
-                        double loadgenUtil, double peakRssMiB, double heapPeakMiB, double directPeakMiB,
-                        double gcCount, double gcMillis, double sqesPerEnter, double iovecsPerWrite,
-                        double bytesPerRecv, long mismatches, long errors) {
+                        double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil,
+                        double jitUtil, double loadgenUtil, double peakRssMiB, double heapPeakMiB,
+                        double directPeakMiB, double gcCount, double gcMillis, double allocBytesPerMsg,
+                        double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, long mismatches,
+                        long errors) {
 }

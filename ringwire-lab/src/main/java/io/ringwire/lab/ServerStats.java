@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
  * What a lab server reports about itself, over its stdin and stdout: {@code RESET} starts a window (peaks and GC
  * counts start again), {@code STATS} answers one line {@code STATS key=value ...} with what the window saw: peak heap
  * in use (sampled every 10 ms, as a monitoring tool would see it), peak pooled direct memory of Netty's default
- * allocator, GC count and time, and for Ringwire the loop counters (enters, SQEs, CQEs, writes, iovecs, recvs, bytes,
+ * allocator, GC count and time, heap bytes allocated, and for Ringwire the loop counters (enters, SQEs, CQEs, writes, iovecs, recvs, bytes,
  * buffer-ring exhaustion). CPU time and RSS the lab reads from /proc, from outside.
  */
 final class ServerStats {
@@ -33,6 +33,7 @@ final class ServerStats {
     private volatile long directPeak;
     private long gcCountAtReset;
     private long gcMillisAtReset;
+    private long allocatedAtReset;
     private long[] countersAtReset = new long[9];
 
     /**
@@ -92,6 +93,7 @@ final class ServerStats {
         directPeak = nettyDirect();
         gcCountAtReset = collectors.stream().mapToLong(GarbageCollectorMXBean::getCollectionCount).sum();
         gcMillisAtReset = collectors.stream().mapToLong(GarbageCollectorMXBean::getCollectionTime).sum();
+        allocatedAtReset = allocatedBytes();
         countersAtReset = counters();
     }
 
@@ -103,6 +105,7 @@ final class ServerStats {
             - gcCountAtReset));
         m.put("gcMillis", (double) (collectors.stream().mapToLong(GarbageCollectorMXBean::getCollectionTime).sum()
             - gcMillisAtReset));
+        m.put("allocatedBytes", (double) (allocatedBytes() - allocatedAtReset));
         long[] now = counters();
         String[] names = {"enters", "sqes", "cqes", "writes", "writeIovecs", "recvs", "recvBytes",
             "bufferRingExhausted", "iterations"};
@@ -112,6 +115,12 @@ final class ServerStats {
             }
         }
         return m;
+    }
+
+    /** @return heap bytes allocated by every thread so far (HotSpot's per-thread TLAB accounting) */
+    private static long allocatedBytes() {
+        return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+            ? t.getTotalThreadAllocatedBytes() : -1;
     }
 
     private static long[] counters() {

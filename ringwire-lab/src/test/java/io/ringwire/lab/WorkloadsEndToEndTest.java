@@ -38,6 +38,7 @@ class WorkloadsEndToEndTest {
             assertTrue(r.peakRssMiB() > 0, r::toString);
             assertFalse(Double.isNaN(r.heapPeakMiB()), () -> "the server reported its heap: " + r);
             assertFalse(Double.isNaN(r.gcCount()), r::toString);
+            assertTrue(r.allocBytesPerMsg() >= 0, () -> "the server counted its heap allocation: " + r);
             assertEquals(r.server().equals("ringwire"), !Double.isNaN(r.sqesPerEnter()),
                 () -> "Ringwire, and only Ringwire, reports SQEs per enter: " + r);
         }

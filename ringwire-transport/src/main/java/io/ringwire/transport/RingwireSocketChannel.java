@@ -58,6 +58,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class RingwireSocketChannel extends AbstractRingwireChannel implements SocketChannel {
     private static final int IOV_MAX = 1024;
+    /** All of the address space, to copy between two native addresses without a segment per copy. */
+    private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final int MSGHDR_SIZE = 56;
 
     private final RingwireSocketChannelConfig config;
@@ -486,7 +488,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 c.recvs++;
                 c.recvBytes += res;
                 try {
-                    deliver(h.recvBufferView(bid, buffers.dataOffset(bid), res));
+                    deliver(h.recvBufferView(bid, buffers.dataOffset(bid), res), buffers.address(bid));
                 } finally {
                     buffers.release(bid, res, flags); // the bytes now live in the pipeline's buffers
                 }
@@ -508,7 +510,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
          * message satisfies the pending read() and the allocator's budget ends the read loop; what is left waits in
          * {@link #pendingInput} for the next read().
          */
-        private void deliver(ByteBuffer src) {
+        private void deliver(ByteBuffer src, long srcAddress) {
             ByteBufAllocator alloc = config.getAllocator();
             if (pendingInput != null) {
                 stash(src, alloc); // older bytes wait for the next read(): keep the order
@@ -529,10 +531,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 }
                 ByteBuf buf = handle.allocate(alloc);
                 int n = Math.min(src.remaining(), buf.writableBytes());
-                int limit = src.limit();
-                src.limit(src.position() + n);
-                buf.writeBytes(src);
-                src.limit(limit);
+                copy(src, srcAddress, buf, n);
                 handle.lastBytesRead(n);
                 handle.incMessagesRead(1);
                 messagesThisLoop++;
@@ -541,6 +540,29 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 }
                 p.fireChannelRead(buf);
             }
+        }
+
+        /**
+         * Moves {@code n} bytes from {@code src} to {@code dst}. Native to native when both addresses are known: one
+         * memcpy and no garbage (Netty's {@code writeBytes(ByteBuffer)} allocates a ByteBuffer view of each new
+         * pooled buffer when sun.misc.Unsafe is off, as it is by default on JDK 24+).
+         *
+         * @param srcAddress the native address of {@code src}'s index 0 (not of its position), or 0 if unknown
+         */
+        private static void copy(ByteBuffer src, long srcAddress, ByteBuf dst, int n) {
+            int position = src.position();
+            if (srcAddress != 0 && dst.hasMemoryAddress()) {
+                int writerIndex = dst.writerIndex();
+                MemorySegment.copy(ALL_MEMORY, srcAddress + position, ALL_MEMORY,
+                    dst.memoryAddress() + writerIndex, n);
+                dst.writerIndex(writerIndex + n);
+                src.position(position + n);
+                return;
+            }
+            int limit = src.limit();
+            src.limit(position + n);
+            dst.writeBytes(src);
+            src.limit(limit);
         }
 
         private void stash(ByteBuffer src, ByteBufAllocator alloc) {
@@ -558,7 +580,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             }
             pendingInput = null;
             try {
-                deliver(stashed.nioBuffer());
+                deliver(stashed.nioBuffer(), 0);
             } finally {
                 stashed.release();
             }
