@@ -28,7 +28,7 @@ import java.util.concurrent.Callable;
         "",
         "Without a subcommand it runs the default suite (about 5 minutes on 2 cores): echo 500 conns × 128 B × 1, "
             + "rpc-backend 32 conns × 1000 streams × 32 msgs × 128 B, single-stream 1 KiB with a 16384-message "
-            + "window; all six servers, 2 rounds, 3 s measured after a warm-up of 2-8 s (until the server's JIT "
+            + "window; all six servers, 2 rounds, 3 s measured after a warm-up of 2-6 s (until the server's JIT "
             + "compiler threads are quiet).",
         "",
         "Each run: a fresh server pinned to CPU 1 (when there are 2 cores), the load generator on CPU 0, warm-up, "
@@ -51,8 +51,8 @@ public final class Lab implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE})")
         double warmup;
 
-        @Option(names = "--max-warmup", defaultValue = "8", description = "unmeasured seconds per run, at most: in "
-            + "between, the window opens once the server's JIT compiler threads are quiet (< 0.05 cores over 0.5 s) "
+        @Option(names = "--max-warmup", defaultValue = "6", description = "unmeasured seconds per run, at most: in "
+            + "between, the window opens once the server's JIT compiler threads are quiet (< 0.05 cores for 1 s) "
             + "(default: ${DEFAULT-VALUE})")
         double maxWarmup;
 

@@ -2,14 +2,16 @@ package io.ringwire.lab;
 
 /**
  * When a run's unmeasured warm-up is over: after at least {@code minSeconds}, as soon as the server's JIT compiler
- * threads have gone quiet (under {@value #QUIET_CORES} of a core over the last {@value #SAMPLE_MILLIS} ms), and at
- * the latest after {@code maxSeconds}. A fixed warm-up either wastes time or measures a server still compiling; on a
+ * threads have gone quiet (under {@value #QUIET_CORES} of a core in each {@value #SAMPLE_MILLIS} ms sample), and at
+ * the latest after {@code maxSeconds}. Quiet means {@value #QUIET_SAMPLES} samples in a row: C2 works in bursts, and
+ * one quiet half-second can fall between two of them. A fixed warm-up either wastes time or measures a server still compiling; on a
  * one-core server the compiler threads take their CPU from the event loop, so a window opened too early charges the
  * server with more code to compile twice (its CPU and its lost rate).
  */
 final class Warmup {
     static final double QUIET_CORES = 0.05;
     static final long SAMPLE_MILLIS = 500;
+    static final int QUIET_SAMPLES = 2;
 
     private final long start = System.nanoTime();
     private final long minEnd;
@@ -18,6 +20,7 @@ final class Warmup {
     private long lastSampleAt;
     private double lastJit;
     private long overAt;
+    private int quietInARow;
 
     /**
      * @param minSeconds at least this long
@@ -49,7 +52,8 @@ final class Warmup {
         double cores = (jit - lastJit) / ((now - lastSampleAt) / 1e9);
         lastJit = jit;
         lastSampleAt = now;
-        if (now >= minEnd && (Double.isNaN(cores) || cores < QUIET_CORES)) {
+        quietInARow = Double.isNaN(cores) || cores < QUIET_CORES ? quietInARow + 1 : 0;
+        if (now >= minEnd && quietInARow >= QUIET_SAMPLES) {
             overAt = now;
             return true;
         }
