@@ -21,7 +21,9 @@ package io.ringwire.lab;
  * @param serverUtil      server CPU over the window, in cores, JIT compilers excluded
  * @param jitUtil         the server's JIT compiler threads over the window, in cores (warm-up not yet over if large)
  * @param loadgenUtil     the load generator's CPU over the window, in cores (≈1: it was the limit)
- * @param peakRssMiB      server's peak RSS over its life (VmHWM)
+ * @param peakRssMiB      server's peak RSS over its life (VmHWM); mostly heap pages, so also a matter of GC timing
+ * @param nonHeapMiB      what the server JVM had committed outside the Java heap at the window's end (Native Memory
+ *                        Tracking): code, metaspace, threads, GC structures and native buffers such as io_uring rings
  * @param heapPeakMiB     server's peak heap in use during the window (sampled every 10 ms)
  * @param directPeakMiB   server's peak pooled direct memory (Netty's default allocator) during the window
  * @param gcCount         server's collections during the window
@@ -37,7 +39,7 @@ public record RunResult(String workload, String variant, String server, int roun
                         double offeredRate,
                         double p50Us, double p99Us, double p999Us, double maxUs, double streamsPerSec,
                         double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil,
-                        double jitUtil, double loadgenUtil, double peakRssMiB, double heapPeakMiB,
+                        double jitUtil, double loadgenUtil, double peakRssMiB, double nonHeapMiB, double heapPeakMiB,
                         double directPeakMiB, double gcCount, double gcMillis, double allocBytesPerMsg,
                         double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, long mismatches,
                         long errors) {

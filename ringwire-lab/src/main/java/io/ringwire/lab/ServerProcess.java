@@ -51,7 +51,9 @@ final class ServerProcess implements AutoCloseable {
             cmd.addAll(List.of(TASKSET, "-c", "1"));
         }
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-XX:+UseG1GC"));
+        // NMT summary: the server reports what it committed outside the Java heap (the same small cost for all)
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-XX:+UseG1GC",
+            "-XX:NativeMemoryTracking=summary"));
         // extra server JVM flags for profiling, e.g. -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
         String extra = System.getenv("RINGWIRE_LAB_SERVER_OPTS");
         if (extra != null && !extra.isBlank()) {

@@ -106,6 +106,7 @@ final class ServerStats {
         m.put("gcMillis", (double) (collectors.stream().mapToLong(GarbageCollectorMXBean::getCollectionTime).sum()
             - gcMillisAtReset));
         m.put("allocatedBytes", (double) (allocatedBytes() - allocatedAtReset));
+        m.put("nonHeapCommittedMiB", nonHeapCommittedKiB() / 1024.0);
         long[] now = counters();
         String[] names = {"enters", "sqes", "cqes", "writes", "writeIovecs", "recvs", "recvBytes",
             "bufferRingExhausted", "iterations"};
@@ -115,6 +116,37 @@ final class ServerStats {
             }
         }
         return m;
+    }
+
+    /**
+     * @return memory the JVM has committed outside the Java heap (code, metaspace, threads, GC structures, native
+     *         allocations such as io_uring rings and buffer rings), in KiB, from Native Memory Tracking; NaN when the
+     *         JVM runs without {@code -XX:NativeMemoryTracking=summary}
+     */
+    static double nonHeapCommittedKiB() {
+        try {
+            Object out = ManagementFactory.getPlatformMBeanServer().invoke(
+                new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "vmNativeMemory",
+                new Object[] {new String[] {"summary"}}, new String[] {String[].class.getName()});
+            return parseNonHeapKiB(String.valueOf(out));
+        } catch (javax.management.JMException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    /**
+     * @param nmt the text of {@code VM.native_memory summary}
+     * @return total committed minus the Java heap's committed, KiB, or NaN if the text has neither
+     */
+    static double parseNonHeapKiB(String nmt) {
+        java.util.regex.Matcher total = java.util.regex.Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB")
+            .matcher(nmt);
+        java.util.regex.Matcher heap = java.util.regex.Pattern.compile(
+            "Java Heap \\(reserved=\\d+KB, committed=(\\d+)KB").matcher(nmt);
+        if (!total.find() || !heap.find()) {
+            return Double.NaN;
+        }
+        return Long.parseLong(total.group(1)) - Long.parseLong(heap.group(1));
     }
 
     /** @return heap bytes allocated by every thread so far (HotSpot's per-thread TLAB accounting) */

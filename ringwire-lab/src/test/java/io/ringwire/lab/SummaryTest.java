@@ -15,7 +15,7 @@ class SummaryTest {
                          long mismatches) {
         double nan = Double.NaN;
         return new RunResult(workload, "v", server, round, 2.0, rate, nan, 10, 20, 30, 40, nan, nan, nan, cpuUsPerMsg,
-            0.9, 0.01, 0.5, 100, heap, 1, 0, 0, 64, server.equals("ringwire") ? 8 : nan, nan, nan, mismatches, 0);
+            0.9, 0.01, 0.5, 100, 80, heap, 1, 0, 0, 64, server.equals("ringwire") ? 8 : nan, nan, nan, mismatches, 0);
     }
 
     @Test
@@ -86,6 +86,19 @@ class SummaryTest {
         Thread.sleep(100);
         assertTrue(capped.over(), "always after the maximum");
         assertTrue(capped.seconds() >= 0.05);
+    }
+
+    @Test
+    void shouldTakeNonHeapMemoryFromNativeMemoryTracking() {
+        String nmt = """
+            Native Memory Tracking:
+            Total: reserved=2459167KB, committed=435115KB
+                   malloc: 19000KB #30000
+            -                 Java Heap (reserved=1048576KB, committed=387072KB)
+                                        (mmap: reserved=1048576KB, committed=387072KB)
+            """;
+        assertEquals(435115 - 387072, ServerStats.parseNonHeapKiB(nmt));
+        assertTrue(Double.isNaN(ServerStats.parseNonHeapKiB("Native memory tracking is not enabled")));
     }
 
     @Test

@@ -39,6 +39,7 @@ class WorkloadsEndToEndTest {
             assertFalse(Double.isNaN(r.heapPeakMiB()), () -> "the server reported its heap: " + r);
             assertFalse(Double.isNaN(r.gcCount()), r::toString);
             assertTrue(r.allocBytesPerMsg() >= 0, () -> "the server counted its heap allocation: " + r);
+            assertTrue(r.nonHeapMiB() > 0, () -> "the server reported its memory outside the heap: " + r);
             assertEquals(r.server().equals("ringwire"), !Double.isNaN(r.sqesPerEnter()),
                 () -> "Ringwire, and only Ringwire, reports SQEs per enter: " + r);
         }
