@@ -147,6 +147,7 @@ final class Experiment {
                 s.getOrDefault("gcCount", Double.NaN), s.getOrDefault("gcMillis", Double.NaN),
                 m.messages() == 0 ? Double.NaN : s.getOrDefault("allocatedBytes", Double.NaN) / m.messages(),
                 per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),
+                s.getOrDefault("bufferRingExhausted", Double.NaN), s.getOrDefault("iterations", Double.NaN),
                 m.mismatches(), m.errors());
         }
     }

@@ -32,6 +32,8 @@ package io.ringwire.lab;
  * @param sqesPerEnter    Ringwire only: SQEs submitted per io_uring_enter during the window (n of seed 002)
  * @param iovecsPerWrite  Ringwire only: iovecs per gathered write
  * @param bytesPerRecv    Ringwire only: bytes per receive completion
+ * @param bufferRingEmpty Ringwire only: receives that found the buffer ring empty (ENOBUFS) in the window
+ * @param loopIterations  Ringwire only: event-loop iterations in the window
  * @param mismatches      echoed bytes that differed from what was sent
  * @param errors          connection errors or failed requests
  */
@@ -41,6 +43,6 @@ public record RunResult(String workload, String variant, String server, int roun
                         double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil,
                         double jitUtil, double loadgenUtil, double peakRssMiB, double nonHeapMiB, double heapPeakMiB,
                         double directPeakMiB, double gcCount, double gcMillis, double allocBytesPerMsg,
-                        double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, long mismatches,
-                        long errors) {
+                        double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, double bufferRingEmpty,
+                        double loopIterations, long mismatches, long errors) {
 }
