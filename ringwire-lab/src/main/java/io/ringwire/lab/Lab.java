@@ -17,7 +17,7 @@ import java.util.concurrent.Callable;
  * {@code ./ringwire lab}: the seeds' experiments on this machine, every server side by side, a verdict per workload,
  * {@code results.json} and a self-contained {@code report.html}.
  */
-@Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
         Lab.Redis.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
@@ -36,6 +36,17 @@ import java.util.concurrent.Callable;
             + "ratios to netty-epoll. Every echoed byte is checked: any mismatch or error makes the exit code 1.",
         ""})
 public final class Lab implements Callable<Integer> {
+    /** {@code lab --version}: what is being compared, on what. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String own = Lab.class.getPackage().getImplementationVersion();
+            return new String[] {"ringwire lab " + (own == null ? "(development build)" : own),
+                "Netty " + LabReport.describeMachine().get("netty"), "JDK " + Runtime.version(),
+                "Linux " + LabReport.describeMachine().get("kernel")};
+        }
+    }
+
     /** Options every workload shares. */
     static final class Common {
         @Option(names = "--servers", split = ",", paramLabel = "NAME",
