@@ -33,7 +33,8 @@ import static io.ringwire.uring.SocketConstants.TCP_NODELAY;
  * <ul>
  *   <li>s: {@code getppid(2)}, the cheapest system call;</li>
  *   <li>w: {@code write(2)} and {@code read(2)} of {@code size} bytes, minus s;</li>
- *   <li>t: one {@code io_uring_enter} carrying one SEND (and, separately, one RECV of bytes already there), minus s;</li>
+ *   <li>t: one {@code io_uring_enter} carrying one SEND (and, separately, one RECV of bytes already there),
+ *   minus s;</li>
  *   <li>the per-operation cost at batch n: one enter carrying n SENDs, divided by n.</li>
  * </ul>
  * The seed's formula divides t by n as well; t contains the kernel's send work, which no batch shares, so the lab

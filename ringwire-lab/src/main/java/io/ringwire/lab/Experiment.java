@@ -28,8 +28,8 @@ final class Experiment {
                     double seconds, int threads) {
         Settings {
             if (servers.isEmpty() || rounds < 1 || warmupSeconds < 0 || seconds <= 0 || threads < 1) {
-                throw new IllegalArgumentException("need servers, rounds ≥ 1, warm-up ≥ 0, seconds > 0, threads ≥ 1: "
-                    + this);
+                throw new IllegalArgumentException(
+                    "need servers, rounds ≥ 1, warm-up ≥ 0, seconds > 0, threads ≥ 1: " + this);
             }
         }
 

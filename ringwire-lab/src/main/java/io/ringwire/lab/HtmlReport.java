@@ -42,7 +42,8 @@ final class HtmlReport {
         b.append("<p class=\"small\">Each server ran in a fresh JVM, pinned apart from the load generator when the "
             + "machine has two cores; figures are medians over rounds (servers alternate order), ratios are to "
             + "netty-epoll. CPU per message is the server process's user + system time from /proc divided by "
-            + "answers; the JIT compiler threads are left out of it and shown apart (JIT cores). Every echoed byte was checked.</p>\n");
+            + "answers; the JIT compiler threads are left out of it and shown apart (JIT cores). Every echoed byte was "
+            + "checked.</p>\n");
         for (int i = 0; i < report.summaries().size(); i++) {
             section(b, report.summaries().get(i), report.verdicts().get(i));
         }
@@ -59,8 +60,9 @@ final class HtmlReport {
             .append("</h2>\n<p class=\"verdict").append(bad ? " bad" : "").append("\">")
             .append(Html.escape(verdict)).append("</p>\n");
         String[] head = {"server", "runs", s.openLoop() ? "answers/s" : "msgs/s", "min", "max", "×epoll", "p50 µs",
-            "p99 µs", "p99.9 µs", "CPU µs/msg", "×epoll", "server cores", "JIT cores", "loadgen cores", "RSS MiB", "non-heap MiB", "heap MiB",
-            "direct MiB", "GCs", "GC ms", "alloc B/msg", "SQEs/enter", "iovecs/write", "bytes/recv", "mismatches", "errors"};
+            "p99 µs", "p99.9 µs", "CPU µs/msg", "×epoll", "server cores", "JIT cores", "loadgen cores", "RSS MiB",
+            "non-heap MiB", "heap MiB", "direct MiB", "GCs", "GC ms", "alloc B/msg", "SQEs/enter", "iovecs/write",
+            "bytes/recv", "mismatches", "errors"};
         b.append("<table class=\"results\"><tr>");
         for (String h : head) {
             b.append("<th>").append(Html.escape(h)).append("</th>");
@@ -68,7 +70,8 @@ final class HtmlReport {
         b.append("</tr>\n");
         for (Summary.Row r : s.rows()) {
             double[] v = {r.runs(), r.rate(), r.rateMin(), r.rateMax(), r.rateVsEpoll(), r.p50Us(), r.p99Us(),
-                r.p999Us(), r.cpuUsPerMsg(), r.cpuVsEpoll(), r.serverUtil(), r.jitUtil(), r.loadgenUtil(), r.peakRssMiB(),
+                r.p999Us(), r.cpuUsPerMsg(), r.cpuVsEpoll(), r.serverUtil(), r.jitUtil(), r.loadgenUtil(),
+                r.peakRssMiB(),
                 r.nonHeapMiB(), r.heapPeakMiB(), r.directPeakMiB(), r.gcCount(), r.gcMillis(), r.allocBytesPerMsg(),
                 r.sqesPerEnter(), r.iovecsPerWrite(), r.bytesPerRecv(), r.mismatches(), r.errors()};
             b.append("<tr data-server=\"").append(Html.escape(r.server())).append("\"><td>")

@@ -32,7 +32,8 @@ import java.util.concurrent.Callable;
             + "compiler threads are quiet).",
         "",
         "Each run: a fresh server pinned to CPU 1 (when there are 2 cores), the load generator on CPU 0, warm-up, "
-            + "then a measured window (the server's JIT compiler threads are counted apart from its CPU per message); servers alternate A B C / C B A across rounds; medians with min-max and "
+            + "then a measured window (the server's JIT compiler threads are counted apart from its CPU per message); "
+            + "servers alternate A B C / C B A across rounds; medians with min-max and "
             + "ratios to netty-epoll. Every echoed byte is checked: any mismatch or error makes the exit code 1.",
         ""})
 public final class Lab implements Callable<Integer> {
@@ -149,7 +150,8 @@ public final class Lab implements Callable<Integer> {
         return runs.stream().anyMatch(r -> r.mismatches() > 0 || r.errors() > 0) ? 1 : 0;
     }
 
-    @Command(name = "echo", mixinStandardHelpOptions = true, sortOptions = false,
+    @Command(name = "echo", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
         description = {"Seed 001: connections echo messages; closed loop (each keeps --depth in flight) or, with "
             + "--rate, open loop at a fixed rate with latency from the scheduled send (no coordinated omission).",
             "Lists in --conns and --size make sweeps (every size × every connection count), e.g. "
@@ -184,7 +186,8 @@ public final class Lab implements Callable<Integer> {
         }
     }
 
-    @Command(name = "rpc-backend", mixinStandardHelpOptions = true, sortOptions = false,
+    @Command(name = "rpc-backend", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
         description = {"Seed 000's backend: a few dozen connections, each multiplexing many concurrent finite "
             + "streams; a stream sends its next message when the previous answer returns, and a finished stream is "
             + "replaced by a new one (closed loop).",
@@ -218,7 +221,8 @@ public final class Lab implements Callable<Integer> {
         }
     }
 
-    @Command(name = "rpc-frontend", mixinStandardHelpOptions = true, sortOptions = false,
+    @Command(name = "rpc-frontend", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
         description = {"Seed 000's frontend: thousands of connections with long-lived streams, messages sent at a "
             + "fixed total rate (open loop), optionally in batches per connection. The figure that matters is the "
             + "server's CPU at that fixed offered load, as in the seed; latency runs from the scheduled send."})
@@ -254,7 +258,8 @@ public final class Lab implements Callable<Integer> {
         }
     }
 
-    @Command(name = "single-stream", mixinStandardHelpOptions = true, sortOptions = false,
+    @Command(name = "single-stream", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
         description = {"Seed 000's single stream: one connection, a flood of frames with a large window of "
             + "messages in flight; throughput, and the server's peak heap, pooled direct memory and GC (the seed "
             + "saw 3.7 GB of heap against epoll's 35 MB)."})
@@ -279,7 +284,8 @@ public final class Lab implements Callable<Integer> {
         }
     }
 
-    @Command(name = "redis", mixinStandardHelpOptions = true, sortOptions = false,
+    @Command(name = "redis", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
         description = {"Seed 003: the real redis-benchmark (Debian redis-tools; installed with apt-get when run as "
             + "root, else this workload is skipped with a note) against a SET/GET server on each transport: "
             + "Netty's redis codec on the Netty servers, a small RESP reader on the blocking ones."})
@@ -308,7 +314,8 @@ public final class Lab implements Callable<Integer> {
         }
     }
 
-    @Command(name = "cost-model", mixinStandardHelpOptions = true, sortOptions = false,
+    @Command(name = "cost-model", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
         description = {"Seed 002: measures s (user/kernel switch), w (kernel send/recv work) and t (io_uring's "
             + "per-operation cost at batch 1) on this machine, the cost per send at batch n = 1..64, then runs echo "
             + "500 × 128 B on ringwire and netty-epoll and prints the model's prediction (from Ringwire's observed n, "
@@ -328,7 +335,8 @@ public final class Lab implements Callable<Integer> {
         }
     }
 
-    @Command(name = "all", mixinStandardHelpOptions = true, sortOptions = false,
+    @Command(name = "all", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
         description = {"Every workload with its defaults: echo, echo open loop at 20k msgs/s, rpc-backend, "
             + "rpc-frontend, single-stream, redis (10 and 50 clients) and the cost model. About 15 minutes with "
             + "the default 2 rounds."})
@@ -355,7 +363,8 @@ public final class Lab implements Callable<Integer> {
     }
 
     /** The kernel's io_uring features. */
-    @Command(name = "probe", mixinStandardHelpOptions = true, description = "What this kernel's io_uring offers: "
+    @Command(name = "probe", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        description = "What this kernel's io_uring offers: "
         + "setup flags, features, opcodes, and multishot accept/recv and buffer rings tried live on loopback.")
     static final class ProbeCommand implements Callable<Integer> {
         @Override

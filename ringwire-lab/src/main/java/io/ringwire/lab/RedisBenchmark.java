@@ -111,7 +111,8 @@ final class RedisBenchmark {
      * @return its line, or null if absent
      */
     static Csv parse(String output, String command) {
-        // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+        // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms",
+        // "max_latency_ms": fields 1, 4, 6 and 7 are used
         String want = "\"" + command.toUpperCase(Locale.ROOT) + "\"";
         long errors = output.lines().filter(l -> l.contains("Error") || l.contains("ERR")).count();
         for (String line : output.lines().toList()) {

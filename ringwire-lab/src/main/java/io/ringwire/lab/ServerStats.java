@@ -21,8 +21,9 @@ import java.util.stream.Collectors;
  * What a lab server reports about itself, over its stdin and stdout: {@code RESET} starts a window (peaks and GC
  * counts start again), {@code STATS} answers one line {@code STATS key=value ...} with what the window saw: peak heap
  * in use (sampled every 10 ms, as a monitoring tool would see it), peak pooled direct memory of Netty's default
- * allocator, GC count and time, heap bytes allocated, and for Ringwire the loop counters (enters, SQEs, CQEs, writes, iovecs, recvs, bytes,
- * buffer-ring exhaustion). CPU time and RSS the lab reads from /proc, from outside.
+ * allocator, GC count and time, heap bytes allocated, memory committed outside the heap (Native Memory Tracking),
+ * and for Ringwire the loop counters (enters, SQEs, CQEs, writes, iovecs, recvs, bytes, buffer-ring exhaustion,
+ * iterations). CPU time and RSS the lab reads from /proc, from outside.
  */
 final class ServerStats {
     private static final long SAMPLE_MILLIS = 10;

@@ -23,7 +23,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows) {
     public record Row(String server, int runs, double rate, double rateMin, double rateMax, double rateVsEpoll,
                       double offeredRate, double p50Us, double p99Us, double p999Us, double streamsPerSec,
                       double sendLagP99Us, double cpuUsPerMsg, double cpuVsEpoll, double serverUtil, double jitUtil,
-                      double loadgenUtil, double peakRssMiB, double nonHeapMiB, double heapPeakMiB, double directPeakMiB, double gcCount,
+                      double loadgenUtil, double peakRssMiB, double nonHeapMiB, double heapPeakMiB,
+                      double directPeakMiB, double gcCount,
                       double gcMillis, double allocBytesPerMsg, double sqesPerEnter, double iovecsPerWrite,
                       double bytesPerRecv,
                       long mismatches, long errors) {
@@ -105,8 +106,10 @@ public record Summary(String workload, String variant, List<Summary.Row> rows) {
             "CPU µs/m", "×ep", "srv", "jit", "lg", "RSS", "native", "heap", "GCs", "B/msg", "n", "bad"));
         for (Row r : rows) {
             b.append(String.format(Locale.ROOT,
-                "%-18s %4d %,11.0f %13s %6s %,8.0f %,8.0f %8.2f %6s %5.2f %5.2f %5s %6.0f %6.0f %6.0f %5.0f %6.0f %5s %4d%n",
-                r.server(), r.runs(), r.rate(), compact(r.rateMin()) + "-" + compact(r.rateMax()), ratio(r.rateVsEpoll()),
+                "%-18s %4d %,11.0f %13s %6s %,8.0f %,8.0f %8.2f %6s %5.2f %5.2f %5s %6.0f %6.0f %6.0f %5.0f %6.0f "
+                    + "%5s %4d%n",
+                r.server(), r.runs(), r.rate(), compact(r.rateMin()) + "-" + compact(r.rateMax()),
+                ratio(r.rateVsEpoll()),
                 r.p50Us(), r.p99Us(), r.cpuUsPerMsg(), ratio(r.cpuVsEpoll()), r.serverUtil(), r.jitUtil(),
                 Double.isNaN(r.loadgenUtil()) ? "-" : String.format(Locale.ROOT, "%.2f", r.loadgenUtil()),
                 r.peakRssMiB(), r.nonHeapMiB(), r.heapPeakMiB(), r.gcCount(), r.allocBytesPerMsg(),

@@ -15,7 +15,8 @@ class SummaryTest {
                          long mismatches) {
         double nan = Double.NaN;
         return new RunResult(workload, "v", server, round, 2.0, rate, nan, 10, 20, 30, 40, nan, nan, nan, cpuUsPerMsg,
-            0.9, 0.01, 0.5, 100, 80, heap, 1, 0, 0, 64, server.equals("ringwire") ? 8 : nan, nan, nan, nan, nan, mismatches, 0);
+            0.9, 0.01, 0.5, 100, 80, heap, 1, 0, 0, 64, server.equals("ringwire") ? 8 : nan, nan, nan, nan, nan,
+            mismatches, 0);
     }
 
     @Test

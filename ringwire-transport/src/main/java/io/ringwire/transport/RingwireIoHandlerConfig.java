@@ -6,8 +6,8 @@ import io.netty.util.internal.SystemPropertyUtil;
  * Settings of a {@link RingwireIoHandler}, one ring per event loop. Build with {@link #builder()}; the defaults suit
  * a server with a few thousand connections per loop, and each can be changed without code with a system property
  * named after it: {@code -Dringwire.ringEntries}, {@code ringwire.cqEntries}, {@code ringwire.bufferRingEntries},
- * {@code ringwire.bufferSize}, {@code ringwire.incrementalBuffers}, {@code ringwire.iovecCapacity}, {@code ringwire.maxBytesPerWrite},
- * {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd}.
+ * {@code ringwire.bufferSize}, {@code ringwire.incrementalBuffers}, {@code ringwire.iovecCapacity},
+ * {@code ringwire.maxBytesPerWrite}, {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd}.
  *
  * @param ringEntries        SQ size
  * @param cqEntries          CQ size; multishot requests post many CQEs per SQE, so keep it several times the SQ
