@@ -150,19 +150,27 @@ public final class Lab implements Callable<Integer> {
         return runs.stream().anyMatch(r -> r.mismatches() > 0 || r.errors() > 0) ? 1 : 0;
     }
 
-    @Command(name = "echo", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
-        sortOptions = false,
-        description = {"Seed 001: connections echo messages; closed loop (each keeps --depth in flight) or, with "
-            + "--rate, open loop at a fixed rate with latency from the scheduled send (no coordinated omission).",
-            "Lists in --conns and --size make sweeps (every size × every connection count), e.g. "
-                + "--conns 1,100,1000,10000 --size 64,1024,16384,65536."})
-    static final class Echo implements Callable<Integer> {
+    /** What every workload command has: the shared options, and running its experiments. */
+    abstract static class WorkloadCommand implements Callable<Integer> {
         @Mixin
         Common common;
 
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
+        /** @return the exit code of running {@code experiments} (and the cost model if asked) */
+        int run(List<Experiment> experiments, List<String> notes, boolean costModel) throws Exception {
+            return execute(spec, common, experiments, notes, costModel);
+        }
+    }
+
+    @Command(name = "echo", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
+        description = {"Seed 001: connections echo messages; closed loop (each keeps --depth in flight) or, with "
+            + "--rate, open loop at a fixed rate with latency from the scheduled send (no coordinated omission).",
+            "Lists in --conns and --size make sweeps (every size × every connection count), e.g. "
+                + "--conns 1,100,1000,10000 --size 64,1024,16384,65536."})
+    static final class Echo extends WorkloadCommand {
         @Option(names = "--conns", split = ",", defaultValue = "500", description = "connections, or a list "
             + "(default: ${DEFAULT-VALUE})")
         List<Integer> conns;
@@ -181,7 +189,7 @@ public final class Lab implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            return execute(spec, common, Workloads.echoSweep(common.settings(), conns, sizes, depth, rate),
+            return run(Workloads.echoSweep(common.settings(), conns, sizes, depth, rate),
                 new ArrayList<>(), false);
         }
     }
@@ -193,13 +201,7 @@ public final class Lab implements Callable<Integer> {
             + "replaced by a new one (closed loop).",
             "Framing: [4-byte length][4-byte stream][4-byte sequence][payload], echoed frame by frame "
                 + "(LengthFieldBasedFrameDecoder on the Netty servers)."})
-    static final class RpcBackend implements Callable<Integer> {
-        @Mixin
-        Common common;
-
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
+    static final class RpcBackend extends WorkloadCommand {
         @Option(names = "--conns", defaultValue = "32", description = "connections (default: ${DEFAULT-VALUE})")
         int conns;
 
@@ -216,7 +218,7 @@ public final class Lab implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            return execute(spec, common, List.of(Workloads.rpcBackend(common.settings(), conns, streams, messages,
+            return run(List.of(Workloads.rpcBackend(common.settings(), conns, streams, messages,
                 size)), new ArrayList<>(), false);
         }
     }
@@ -226,13 +228,7 @@ public final class Lab implements Callable<Integer> {
         description = {"Seed 000's frontend: thousands of connections with long-lived streams, messages sent at a "
             + "fixed total rate (open loop), optionally in batches per connection. The figure that matters is the "
             + "server's CPU at that fixed offered load, as in the seed; latency runs from the scheduled send."})
-    static final class RpcFrontend implements Callable<Integer> {
-        @Mixin
-        Common common;
-
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
+    static final class RpcFrontend extends WorkloadCommand {
         @Option(names = "--conns", defaultValue = "2000", description = "connections (default: ${DEFAULT-VALUE})")
         int conns;
 
@@ -253,7 +249,7 @@ public final class Lab implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            return execute(spec, common, List.of(Workloads.rpcFrontend(common.settings(), conns, streams, rate, batch,
+            return run(List.of(Workloads.rpcFrontend(common.settings(), conns, streams, rate, batch,
                 size)), new ArrayList<>(), false);
         }
     }
@@ -263,13 +259,7 @@ public final class Lab implements Callable<Integer> {
         description = {"Seed 000's single stream: one connection, a flood of frames with a large window of "
             + "messages in flight; throughput, and the server's peak heap, pooled direct memory and GC (the seed "
             + "saw 3.7 GB of heap against epoll's 35 MB)."})
-    static final class SingleStream implements Callable<Integer> {
-        @Mixin
-        Common common;
-
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
+    static final class SingleStream extends WorkloadCommand {
         @Option(names = "--size", defaultValue = "1024", description = "bytes per frame (default: ${DEFAULT-VALUE})")
         int size;
 
@@ -279,7 +269,7 @@ public final class Lab implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            return execute(spec, common, List.of(Workloads.singleStream(common.settings(), size, window)),
+            return run(List.of(Workloads.singleStream(common.settings(), size, window)),
                 new ArrayList<>(), false);
         }
     }
@@ -289,13 +279,7 @@ public final class Lab implements Callable<Integer> {
         description = {"Seed 003: the real redis-benchmark (Debian redis-tools; installed with apt-get when run as "
             + "root, else this workload is skipped with a note) against a SET/GET server on each transport: "
             + "Netty's redis codec on the Netty servers, a small RESP reader on the blocking ones."})
-    static final class Redis implements Callable<Integer> {
-        @Mixin
-        Common common;
-
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
+    static final class Redis extends WorkloadCommand {
         @Option(names = "--clients", split = ",", defaultValue = "10,50", description = "redis-benchmark "
             + "connections, a list (default: ${DEFAULT-VALUE})")
         List<Integer> clients;
@@ -310,7 +294,7 @@ public final class Lab implements Callable<Integer> {
         public Integer call() throws Exception {
             List<String> notes = new ArrayList<>();
             List<Experiment> e = Workloads.redis(common.settings(), command, clients, size, notes::add);
-            return execute(spec, common, e, notes, false);
+            return run(e, notes, false);
         }
     }
 
@@ -320,18 +304,12 @@ public final class Lab implements Callable<Integer> {
             + "per-operation cost at batch 1) on this machine, the cost per send at batch n = 1..64, then runs echo "
             + "500 × 128 B on ringwire and netty-epoll and prints the model's prediction (from Ringwire's observed n, "
             + "SQEs per enter) next to the measured CPU ratio."})
-    static final class CostModelCommand implements Callable<Integer> {
-        @Mixin
-        Common common;
-
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
+    static final class CostModelCommand extends WorkloadCommand {
         @Override
         public Integer call() throws Exception {
             Experiment.Settings s = common.servers == null
                 ? common.settings(List.of(Competitor.RINGWIRE, Competitor.NETTY_EPOLL)) : common.settings();
-            return execute(spec, common, List.of(Workloads.echo(s, 500, 128, 1, 0)), new ArrayList<>(), true);
+            return run(List.of(Workloads.echo(s, 500, 128, 1, 0)), new ArrayList<>(), true);
         }
     }
 
@@ -340,13 +318,7 @@ public final class Lab implements Callable<Integer> {
         description = {"Every workload with its defaults: echo, echo open loop at 20k msgs/s, rpc-backend, "
             + "rpc-frontend, single-stream, redis (10 and 50 clients) and the cost model. About 15 minutes with "
             + "the default 2 rounds."})
-    static final class All implements Callable<Integer> {
-        @Mixin
-        Common common;
-
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
+    static final class All extends WorkloadCommand {
         @Override
         public Integer call() throws Exception {
             Experiment.Settings s = common.settings();
@@ -358,7 +330,7 @@ public final class Lab implements Callable<Integer> {
                 Workloads.rpcFrontend(s, 2000, 30, 20_000, 1, 128),
                 Workloads.singleStream(s, 1024, 16384)));
             e.addAll(Workloads.redis(s, "set", List.of(10, 50), 1024, notes::add));
-            return execute(spec, common, e, notes, true);
+            return run(e, notes, true);
         }
     }
 

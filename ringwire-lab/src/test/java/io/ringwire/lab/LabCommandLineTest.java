@@ -1,0 +1,53 @@
+package io.ringwire.lab;
+
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The command line parses into what the workloads get; nothing runs. */
+class LabCommandLineTest {
+    @Test
+    void shouldParseAWorkloadWithSharedAndOwnOptions() {
+        CommandLine cl = new CommandLine(new Lab());
+        CommandLine.ParseResult parsed = cl.parseArgs("rpc-backend", "--servers", "ringwire,netty-epoll",
+            "--rounds", "3", "--conns", "4", "--streams", "50");
+        Lab.RpcBackend cmd = (Lab.RpcBackend) parsed.subcommand().commandSpec().userObject();
+        assertEquals(4, cmd.conns);
+        assertEquals(50, cmd.streams);
+        assertEquals(32, cmd.messages, "default");
+        Experiment.Settings s = cmd.common.settings();
+        assertEquals(List.of(Competitor.RINGWIRE, Competitor.NETTY_EPOLL), s.servers());
+        assertEquals(3, s.rounds());
+        assertEquals(2.0, s.warmupSeconds());
+        assertEquals(6.0, s.maxWarmupSeconds());
+    }
+
+    @Test
+    void shouldMakeSweepsFromLists() {
+        CommandLine cl = new CommandLine(new Lab());
+        CommandLine.ParseResult parsed = cl.parseArgs("echo", "--conns", "1,100", "--size", "64,1024");
+        Lab.Echo cmd = (Lab.Echo) parsed.subcommand().commandSpec().userObject();
+        assertEquals(4, Workloads.echoSweep(cmd.common.settings(), cmd.conns, cmd.sizes, cmd.depth, cmd.rate).size());
+    }
+
+    @Test
+    void shouldExplainEveryWorkloadInHelpAndRefuseUnknownServers() {
+        StringWriter out = new StringWriter();
+        CommandLine cl = new CommandLine(new Lab()).setOut(new PrintWriter(out));
+        assertEquals(0, cl.execute("--help"));
+        for (String w : List.of("echo", "rpc-backend", "rpc-frontend", "single-stream", "redis", "cost-model", "all",
+            "probe")) {
+            assertTrue(out.toString().contains(w), w);
+        }
+        StringWriter err = new StringWriter();
+        int code = new CommandLine(new Lab()).setErr(new PrintWriter(err))
+            .setExecutionExceptionHandler((e, line, p) -> 2).execute("echo", "--servers", "netty-kqueue");
+        assertEquals(2, code, "an unknown server is refused before anything starts");
+    }
+}
