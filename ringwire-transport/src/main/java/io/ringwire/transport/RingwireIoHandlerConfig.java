@@ -17,7 +17,10 @@ import io.netty.util.internal.SystemPropertyUtil;
  *                           without
  * @param incrementalBuffers consume receive buffers incrementally (IOU_PBUF_RING_INC, Linux 6.12) when the kernel
  *                           can: one 64 KiB buffer serves many small receives or one bulk read; older kernels fall
- *                           back to 8 KiB buffers
+ *                           back to 8 KiB buffers. Experimental and off by default: a CQE does not say where in the
+ *                           buffer its bytes start, so Ringwire tracks it from the order of completions, and the
+ *                           kernel may post multishot and single-shot completions out of consumption order; one
+ *                           corrupted echo in Netty's testsuite was seen with it on
  * @param iovecCapacity      iovecs the loop can hand to writes in one iteration
  * @param maxBytesPerWrite   cap on the bytes one write SQE carries (outbound bytes in flight per channel)
  * @param deferTaskrun       ask for SINGLE_ISSUER + DEFER_TASKRUN (falls back to COOP_TASKRUN)
@@ -82,7 +85,8 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         private int cqEntries = SystemPropertyUtil.getInt("ringwire.cqEntries", 16384);
         private int bufferRingEntries = SystemPropertyUtil.getInt("ringwire.bufferRingEntries", 0);
         private int bufferSize = SystemPropertyUtil.getInt("ringwire.bufferSize", 0);
-        private boolean incrementalBuffers = SystemPropertyUtil.getBoolean("ringwire.incrementalBuffers", true);
+        // off by default: see the incrementalBuffers parameter
+        private boolean incrementalBuffers = SystemPropertyUtil.getBoolean("ringwire.incrementalBuffers", false);
         private int iovecCapacity = SystemPropertyUtil.getInt("ringwire.iovecCapacity", 8192);
         private int maxBytesPerWrite = SystemPropertyUtil.getInt("ringwire.maxBytesPerWrite", 1024 * 1024);
         private boolean deferTaskrun = SystemPropertyUtil.getBoolean("ringwire.deferTaskrun", true);
