@@ -1,9 +1,7 @@
 package io.ringwire.examples;
 
 import io.netty.channel.Channel;
-import io.ringwire.transport.RingwireCounters;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
@@ -26,22 +24,7 @@ public final class EchoServer {
      * @throws InterruptedException if interrupted while serving
      */
     public static void main(String[] args) throws InterruptedException {
-        int port = args.length > 0 ? Integer.parseInt(args[0]) : 9000;
-        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 1;
-        String transport = args.length > 2 ? args[2] : "ringwire";
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            for (RingwireCounters c : RingwireCounters.all()) {
-                System.out.println(c);
-            }
-        }));
-        Channel server = start(transport, new InetSocketAddress(InetAddress.getLoopbackAddress(), port), threads);
-        try {
-            System.out.println("echo server on " + server.localAddress() + " (" + transport + ", " + threads
-                + " thread" + (threads == 1 ? "" : "s") + ")");
-            server.closeFuture().sync();
-        } finally {
-            server.eventLoop().parent().shutdownGracefully();
-        }
+        Transports.serve(args, 9000, "echo server", EchoServer::start);
     }
 
     /**

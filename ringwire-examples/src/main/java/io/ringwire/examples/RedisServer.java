@@ -8,7 +8,6 @@ import io.netty.handler.codec.redis.RedisBulkStringAggregator;
 import io.netty.handler.codec.redis.RedisDecoder;
 import io.netty.handler.codec.redis.RedisEncoder;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
@@ -23,16 +22,7 @@ public final class RedisServer {
      * @throws InterruptedException if interrupted while serving
      */
     public static void main(String[] args) throws InterruptedException {
-        int port = args.length > 0 ? Integer.parseInt(args[0]) : 6379;
-        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 1;
-        String transport = args.length > 2 ? args[2] : "ringwire";
-        Channel server = start(transport, new InetSocketAddress(InetAddress.getLoopbackAddress(), port), threads);
-        try {
-            System.out.println("redis server on " + server.localAddress() + " (" + transport + ")");
-            server.closeFuture().sync();
-        } finally {
-            server.eventLoop().parent().shutdownGracefully();
-        }
+        Transports.serve(args, 6379, "redis server", RedisServer::start);
     }
 
     /**

@@ -14,9 +14,11 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.ringwire.transport.RingwireCounters;
 import io.ringwire.transport.RingwireIoHandler;
 import io.ringwire.transport.RingwireServerSocketChannel;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 
@@ -29,6 +31,50 @@ public final class Transports {
     public static final List<String> NAMES = List.of("ringwire", "netty-epoll", "netty-io_uring", "netty-nio");
 
     private Transports() { }
+
+    /** Starts one of the example servers. */
+    @FunctionalInterface
+    public interface Starter {
+        /**
+         * @param transport one of {@link #NAMES}
+         * @param address   where to listen
+         * @param threads   event-loop threads
+         * @return the bound server channel
+         * @throws InterruptedException if interrupted while binding
+         */
+        Channel start(String transport, InetSocketAddress address, int threads) throws InterruptedException;
+    }
+
+    /**
+     * The examples' {@code main}: {@code [port] [threads] [transport]} on 127.0.0.1, serve until the process ends,
+     * and print the Ringwire loops' counters (enters, SQEs and CQEs per enter, bytes per recv, ...) on the way out.
+     *
+     * @param args        the command line
+     * @param defaultPort the port without one
+     * @param what        the server's name, for the first line it prints
+     * @param starter     starts it
+     * @throws InterruptedException if interrupted while serving
+     */
+    public static void serve(String[] args, int defaultPort, String what, Starter starter)
+        throws InterruptedException {
+        int port = args.length > 0 ? Integer.parseInt(args[0]) : defaultPort;
+        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+        String transport = args.length > 2 ? args[2] : "ringwire";
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (RingwireCounters c : RingwireCounters.all()) {
+                System.out.println(c);
+            }
+        }));
+        Channel server = starter.start(transport, new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
+            threads);
+        try {
+            System.out.println(what + " on " + server.localAddress() + " (" + transport + ", " + threads
+                + " thread" + (threads == 1 ? "" : "s") + ")");
+            server.closeFuture().sync();
+        } finally {
+            server.eventLoop().parent().shutdownGracefully();
+        }
+    }
 
     /**
      * Starts a TCP server: one event-loop group serving accept and I/O, TCP_NODELAY on every child.

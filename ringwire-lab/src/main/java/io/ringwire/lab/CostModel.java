@@ -12,8 +12,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 
 import static io.ringwire.uring.SocketConstants.AF_INET;
@@ -292,24 +290,28 @@ final class CostModel {
                 Libc.close(client);
                 throw new NativeIoException("connect", r);
             }
-            List<Integer> accepted = new ArrayList<>();
-            for (int tries = 0; accepted.isEmpty() && tries < 1000; tries++) {
-                int fd = Libc.accept4(listener, MemorySegment.NULL, MemorySegment.NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-                if (fd >= 0) {
-                    accepted.add(fd);
-                } else {
+            int server = -1;
+            for (int tries = 0; server < 0 && tries < 1000; tries++) {
+                server = Libc.accept4(listener, MemorySegment.NULL, MemorySegment.NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                if (server < 0) {
                     sleepMillis(1);
                 }
             }
-            if (accepted.isEmpty()) {
+            if (server < 0) {
                 Libc.close(client);
                 throw new IOException("loopback connection for the cost model was not accepted");
             }
             sleepMillis(10); // the client's connect completes with the handshake
-            // every send goes out at once, as on the transport's sockets: Nagle would fold a batch into one segment
-            Sockets.setInt(client, IPPROTO_TCP, TCP_NODELAY, 1);
-            Sockets.setInt(accepted.get(0), IPPROTO_TCP, TCP_NODELAY, 1);
-            return new int[] {client, accepted.get(0)};
+            try {
+                // every send goes out at once, as on the transport's sockets: Nagle would fold a batch into one
+                Sockets.setInt(client, IPPROTO_TCP, TCP_NODELAY, 1);
+                Sockets.setInt(server, IPPROTO_TCP, TCP_NODELAY, 1);
+            } catch (NativeIoException e) {
+                Libc.close(client);
+                Libc.close(server);
+                throw e;
+            }
+            return new int[] {client, server};
         } finally {
             Libc.close(listener);
         }

@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One workload with one set of parameters, run on every server: each run on a fresh server JVM (pinned to CPU 1 when
@@ -117,7 +118,7 @@ final class Experiment {
             double[] jit = new double[2];
             long[] wall = new long[2];
             int[] edges = {0};
-            Object[] stats = {Map.of()};
+            AtomicReference<Map<String, Double>> stats = new AtomicReference<>(Map.of());
             Warmup warmup = new Warmup(settings.warmupSeconds(), settings.maxWarmupSeconds(), pid);
             Measurement m = driver.drive(server.address(), warmup, () -> {
                 int i = Math.min(edges[0]++, 1);
@@ -128,11 +129,10 @@ final class Experiment {
                 jit[i] = ProcessStats.jitCpuSeconds(pid);
                 wall[i] = System.nanoTime();
                 if (i == 1) {
-                    stats[0] = server.stats();
+                    stats.set(server.stats());
                 }
             });
-            @SuppressWarnings("unchecked")
-            Map<String, Double> s = (Map<String, Double>) stats[0];
+            Map<String, Double> s = stats.get();
             double window = (wall[1] - wall[0]) / 1e9;
             double jitCpu = jit[1] - jit[0];
             double serverCpu = cpu[1] - cpu[0] - jitCpu;

@@ -82,8 +82,7 @@ public final class LabServer {
         try (ServerSocket server = new ServerSocket()) {
             server.setReuseAddress(true);
             server.bind(address, 4096);
-            Thread control = Thread.ofPlatform().daemon(true).start(() -> stats.serve(address.getPort()));
-            control.setName("lab-stats");
+            Thread.ofPlatform().daemon(true).name("lab-stats").start(() -> stats.serve(address.getPort()));
             for (;;) {
                 Socket s = server.accept();
                 s.setTcpNoDelay(true);

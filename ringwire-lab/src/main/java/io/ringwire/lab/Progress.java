@@ -7,7 +7,7 @@ import java.util.Locale;
 final class Progress {
     private final PrintStream out;
     private final long startNanos = System.nanoTime();
-    private int total;
+    private final int total;
     private int done;
 
     /**
@@ -22,11 +22,6 @@ final class Progress {
     /** @return a display that prints nothing (tests) */
     static Progress silent() {
         return new Progress(new PrintStream(java.io.OutputStream.nullOutputStream()), 0);
-    }
-
-    /** @param more runs added to the plan */
-    synchronized void plan(int more) {
-        total += more;
     }
 
     /** @param what the run starting now */

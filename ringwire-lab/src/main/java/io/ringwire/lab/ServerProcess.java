@@ -66,15 +66,20 @@ final class ServerProcess implements AutoCloseable {
         ServerProcess server = new ServerProcess(p, new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         StringBuilder seen = new StringBuilder();
-        String line;
-        while ((line = out.readLine()) != null) {
-            if (line.startsWith("READY")) {
-                Thread reader = new Thread(() -> server.readReplies(out), "lab-server-output");
-                reader.setDaemon(true);
-                reader.start();
-                return server;
+        try {
+            String line;
+            while ((line = out.readLine()) != null) {
+                if (line.startsWith("READY")) {
+                    Thread reader = new Thread(() -> server.readReplies(out), "lab-server-output");
+                    reader.setDaemon(true);
+                    reader.start();
+                    return server;
+                }
+                seen.append(line).append('\n');
             }
-            seen.append(line).append('\n');
+        } catch (IOException | RuntimeException e) {
+            server.close(); // never leave a server running that nobody will stop
+            throw e;
         }
         try {
             p.waitFor(5, TimeUnit.SECONDS);

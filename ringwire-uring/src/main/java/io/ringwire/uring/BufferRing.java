@@ -159,8 +159,7 @@ public final class BufferRing implements AutoCloseable {
             return;
         }
         consumed[bid] = 0;
-        outstanding++;
-        recycle(bid);
+        add(bid); // taken and returned in one step: outstanding() does not change
     }
 
     private void add(int bid) {
