@@ -12,6 +12,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 import static io.ringwire.uring.SocketConstants.AF_INET;
@@ -27,7 +30,10 @@ import static io.ringwire.uring.SocketConstants.TCP_NODELAY;
  * io_uring's cost per operation at batch 1 (work included) and n the operations per {@code io_uring_enter}.
  *
  * <p>Everything here goes through the same FFM downcall as the transport, on a loopback TCP connection, timed with a
- * {@link System#nanoTime()} pair around each system call (the pair's own cost is measured and taken off):
+ * {@link System#nanoTime()} pair around each system call (the pair's own cost is measured and taken off), and
+ * summarised by medians over several rounds, so that a preempted call or a busy moment on a shared machine moves a
+ * figure little; a figure that still comes out implausible is reported as "too noisy to tell", never as a negative
+ * cost:
  * <ul>
  *   <li>s: {@code getppid(2)}, the cheapest system call;</li>
  *   <li>w: {@code write(2)} and {@code read(2)} of {@code size} bytes, minus s;</li>
@@ -44,15 +50,75 @@ final class CostModel {
     private static final long SYS_GETPPID = 110; // x86_64
 
     /**
-     * What was measured, nanoseconds.
+     * What was measured, nanoseconds. A figure the machine was too noisy to tell is NaN, and {@code caveats} says
+     * which and why: a negative cost is never reported.
      *
      * @param s          user/kernel switch
      * @param w          kernel work of one send or receive
      * @param t          io_uring's cost per operation at batch 1
      * @param perOpAtN   measured cost per SEND at each of {@link #BATCHES}
      * @param size       bytes per send/recv
+     * @param caveats    figures left out or to be read with care, one sentence each
      */
-    record Costs(double s, double w, double t, double[] perOpAtN, int size) {
+    record Costs(double s, double w, double t, double[] perOpAtN, int size, List<String> caveats) {
+        Costs {
+            caveats = List.copyOf(caveats);
+        }
+
+        /** Figures without caveats. */
+        Costs(double s, double w, double t, double[] perOpAtN, int size) {
+            this(s, w, t, perOpAtN, size, List.of());
+        }
+
+        /**
+         * Works s, w, t and the batch curve out of the raw medians, with the plausibility checks: each cost must be
+         * positive, a switch must cost less than {@link #MAX_PLAUSIBLE_SWITCH_NS}, and a figure whose rounds spread
+         * more than {@link #NOISY_SPREAD} around their median is flagged.
+         *
+         * @param raw  medians of the timed calls
+         * @param size bytes per send/recv
+         * @return the costs, NaN where the machine was too noisy to tell
+         */
+        static Costs derive(Raw raw, int size) {
+            List<String> caveats = new ArrayList<>();
+            double s = plausible("s", raw.getppid() - raw.clock(), caveats,
+                "getppid took no longer than reading the clock");
+            if (s > MAX_PLAUSIBLE_SWITCH_NS) {
+                caveats.add(String.format(Locale.ROOT, "s: too noisy to tell (getppid took %.0f ns, more than the "
+                    + "%.0f ns any machine needs for a system call: the CPU was shared)", s, MAX_PLAUSIBLE_SWITCH_NS));
+                s = Double.NaN;
+            }
+            double w = plausible("w", (raw.write() + raw.read()) / 2 - raw.clock() - s, caveats,
+                "write/read took no longer than getppid");
+            double t = plausible("t", (raw.ringSend() + raw.ringRecv()) / 2 - raw.clock() - s, caveats,
+                "one enter with one operation took no longer than getppid");
+            double[] perOp = new double[BATCHES.length];
+            for (int i = 0; i < BATCHES.length; i++) {
+                perOp[i] = plausible("cost per SEND at n = " + BATCHES[i], raw.perOpAtN()[i]
+                    - raw.clock() / BATCHES[i], caveats, "no longer than reading the clock");
+            }
+            String[] names = {"clock", "getppid", "write", "read", "io_uring SEND", "io_uring RECV"};
+            for (int i = 0; i < names.length; i++) {
+                if (raw.spread()[i] > NOISY_SPREAD) {
+                    caveats.add(String.format(Locale.ROOT, "%s varied %.0f %% across rounds: the machine was busy, "
+                        + "read the figures with care", names[i], 100 * raw.spread()[i]));
+                }
+            }
+            return new Costs(s, w, t, perOp, size, caveats);
+        }
+
+        private static double plausible(String name, double value, List<String> caveats, String why) {
+            if (Double.isNaN(value)) {
+                caveats.add(name + ": too noisy to tell (it depends on a figure that is)");
+                return Double.NaN;
+            }
+            if (value <= 0) {
+                caveats.add(String.format(Locale.ROOT, "%s: too noisy to tell (%s; %.0f ns)", name, why, value));
+                return Double.NaN;
+            }
+            return value;
+        }
+
         /** @return epoll's cost per operation */
         double epoll() {
             return s + w;
@@ -68,21 +134,54 @@ final class CostModel {
             return s / n + t;
         }
 
-        /** @return the table, one line per batch */
+        /** @return the table, one line per batch, then one line per caveat */
         String table() {
             StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
-                "s = %.0f ns (switch), w = %.0f ns (send/recv work, %d B), t = %.0f ns (io_uring per op at batch 1); "
-                    + "epoll s + w = %.0f ns%n", s, w, size, t, epoll()));
+                "s = %s (switch), w = %s (send/recv work, %d B), t = %s (io_uring per op at batch 1); "
+                    + "epoll s + w = %s%n", ns(s), ns(w), size, ns(t), ns(epoll())));
             b.append(String.format(Locale.ROOT, "%6s %16s %16s %16s %14s%n", "n", "seed (t+s)/n", "s/n + t",
                 "measured/op", "measured/epoll"));
             for (int i = 0; i < BATCHES.length; i++) {
                 int n = BATCHES[i];
-                b.append(String.format(Locale.ROOT, "%6d %13.0f ns %13.0f ns %13.0f ns %14.2f%n", n, seedModel(n),
-                    perOpModel(n), perOpAtN[i], perOpAtN[i] / epoll()));
+                double ratio = perOpAtN[i] / epoll();
+                b.append(String.format(Locale.ROOT, "%6d %16s %16s %16s %14s%n", n, ns(seedModel(n)),
+                    ns(perOpModel(n)), ns(perOpAtN[i]),
+                    Double.isNaN(ratio) ? "?" : String.format(Locale.ROOT, "%.2f", ratio)));
             }
+            caveats.forEach(c -> b.append("  ! ").append(c).append('\n'));
             return b.toString();
         }
+
+        /** @return "123 ns", or "too noisy" for NaN */
+        static String ns(double v) {
+            return Double.isNaN(v) ? "too noisy" : String.format(Locale.ROOT, "%.0f ns", v);
+        }
     }
+
+    /**
+     * Medians of the timed calls, nanoseconds per call as the clock saw them (clock cost included), each the median
+     * over rounds of the round's median.
+     *
+     * @param clock     a {@code nanoTime} pair with nothing between
+     * @param getppid   getppid(2)
+     * @param write     write(2) of size bytes
+     * @param read      read(2) of size bytes
+     * @param ringSend  one enter carrying one SEND
+     * @param ringRecv  one enter carrying one RECV whose bytes are there
+     * @param perOpAtN  one enter carrying n SENDs, divided by n, for each of {@link #BATCHES}
+     * @param spread    (max - min) / median of the round medians of clock, getppid, write, read, ringSend, ringRecv
+     */
+    record Raw(double clock, double getppid, double write, double read, double ringSend, double ringRecv,
+               double[] perOpAtN, double[] spread) { }
+
+    /** Round medians further apart than this, relative to their median, make a figure "noisy". */
+    static final double NOISY_SPREAD = 0.5;
+    /** No machine needs this long for getppid; more means the measurement was preempted. */
+    static final double MAX_PLAUSIBLE_SWITCH_NS = 20_000;
+    /** Rounds, each timing every figure once, so that a busy moment hits one round and not one figure. */
+    static final int ROUNDS = 5;
+    /** Calls per figure in the untimed first round. */
+    static final int WARMUP_CALLS = 20_000;
 
     /**
      * The model against an observed echo run of Ringwire and netty-epoll.
@@ -129,9 +228,12 @@ final class CostModel {
     private CostModel() { }
 
     /**
+     * Times every figure in {@link #ROUNDS} rounds after an untimed one (the downcalls compile), each call on its own,
+     * and keeps medians: a preempted call or a busy moment moves a median far less than a mean.
+     *
      * @param size       bytes per send/recv (the echo message size)
-     * @param iterations timed calls per figure (a tenth as many untimed first)
-     * @return s, w, t and the batch curve
+     * @param iterations timed calls per figure, spread over the rounds
+     * @return s, w, t and the batch curve, NaN where the machine was too noisy to tell
      * @throws IOException if the loopback connection or the ring cannot be set up
      */
     static Costs measure(int size, int iterations) throws IOException {
@@ -140,17 +242,41 @@ final class CostModel {
             try {
                 MemorySegment capture = Libc.newErrnoCapture();
                 MemorySegment buf = arena.allocate(Math.max(size, 1) * 64L);
-                double clock = timeClock(iterations);
-                double s = timeGetppid(capture, iterations) - clock;
-                double w = timeWriteRead(fds, buf, size, iterations) - clock - s;
-                double tSend = timeRingSends(ring, fds, buf, size, 1, iterations) - clock / 1 - s;
-                double tRecv = timeRingRecv(ring, fds, buf, size, iterations) - clock - s;
-                double[] perOp = new double[BATCHES.length];
-                for (int i = 0; i < BATCHES.length; i++) {
-                    int n = BATCHES[i];
-                    perOp[i] = timeRingSends(ring, fds, buf, size, n, Math.max(1000, iterations / n)) - clock / n;
+                int perRound = Math.max(200, iterations / ROUNDS);
+                double[][] rounds = new double[6 + BATCHES.length][ROUNDS];
+                for (int r = -1; r < ROUNDS; r++) {
+                    // round -1 is untimed and long enough for the JIT to compile the downcalls
+                    int calls = r < 0 ? Math.max(perRound, WARMUP_CALLS) : perRound;
+                    double[] m = new double[6 + BATCHES.length];
+                    m[0] = timeClock(calls);
+                    m[1] = timeGetppid(capture, calls);
+                    double[] wr = timeWriteRead(fds, buf, size, calls);
+                    m[2] = wr[0];
+                    m[3] = wr[1];
+                    m[4] = timeRingSends(ring, fds, buf, size, 1, calls);
+                    m[5] = timeRingRecv(ring, fds, buf, size, calls);
+                    for (int i = 0; i < BATCHES.length; i++) {
+                        m[6 + i] = timeRingSends(ring, fds, buf, size, BATCHES[i],
+                            Math.max(100, calls / BATCHES[i]));
+                    }
+                    if (r >= 0) { // round -1 warms up
+                        for (int k = 0; k < m.length; k++) {
+                            rounds[k][r] = m[k];
+                        }
+                    }
                 }
-                return new Costs(s, w, (tSend + tRecv) / 2, perOp, size);
+                double[] med = new double[rounds.length];
+                double[] spread = new double[6];
+                for (int k = 0; k < rounds.length; k++) {
+                    double[] v = rounds[k].clone();
+                    Arrays.sort(v);
+                    med[k] = v[v.length / 2];
+                    if (k < spread.length) {
+                        spread[k] = med[k] > 0 ? (v[v.length - 1] - v[0]) / med[k] : Double.POSITIVE_INFINITY;
+                    }
+                }
+                return Costs.derive(new Raw(med[0], med[1], med[2], med[3], med[4], med[5],
+                    Arrays.copyOfRange(med, 6, med.length), spread), size);
             } finally {
                 Libc.close(fds[0]);
                 Libc.close(fds[1]);
@@ -158,87 +284,85 @@ final class CostModel {
         }
     }
 
+    private static double median(long[] v) {
+        Arrays.sort(v);
+        return v[v.length / 2];
+    }
+
     private static double timeClock(int iterations) {
+        long[] d = new long[iterations];
         long sink = 0;
-        long total = 0;
-        for (int i = 0; i < iterations + iterations / 10; i++) {
+        for (int i = 0; i < iterations; i++) {
             long a = System.nanoTime();
             long b = System.nanoTime();
             sink += a;
-            if (i >= iterations / 10) {
-                total += b - a;
-            }
+            d[i] = b - a;
         }
-        return sink == 42 ? 0 : (double) total / iterations;
+        return sink == 42 ? 0 : median(d);
     }
 
     private static double timeGetppid(MemorySegment capture, int iterations) {
-        long total = 0;
-        for (int i = 0; i < iterations + iterations / 10; i++) {
+        long[] d = new long[iterations];
+        for (int i = 0; i < iterations; i++) {
             long a = System.nanoTime();
             Libc.syscall(capture, SYS_GETPPID, 0, 0, 0, 0, 0, 0);
-            long b = System.nanoTime();
-            if (i >= iterations / 10) {
-                total += b - a;
-            }
+            d[i] = System.nanoTime() - a;
         }
-        return (double) total / iterations;
+        return median(d);
     }
 
-    /** @return mean ns of one write(2) or read(2) */
-    private static double timeWriteRead(int[] fds, MemorySegment buf, int size, int iterations) throws IOException {
-        long total = 0;
-        for (int i = 0; i < iterations + iterations / 10; i++) {
+    /** @return median ns of one write(2) and of one read(2) */
+    private static double[] timeWriteRead(int[] fds, MemorySegment buf, int size, int iterations)
+        throws IOException {
+        long[] writes = new long[iterations];
+        long[] reads = new long[iterations];
+        for (int i = 0; i < iterations; i++) {
             long a = System.nanoTime();
             check(Libc.write(fds[0], buf, size), "write");
             long b = System.nanoTime();
             readFully(fds[1], buf, size);
             long c = System.nanoTime();
-            if (i >= iterations / 10) {
-                total += (b - a) + (c - b);
-            }
+            writes[i] = b - a;
+            reads[i] = c - b;
         }
-        return total / (2.0 * iterations);
+        return new double[] {median(writes), median(reads)};
     }
 
-    /** @return mean ns per SEND when {@code n} SENDs share one enter */
+    /** @return median ns per SEND when {@code n} SENDs share one enter */
     private static double timeRingSends(IoUring ring, int[] fds, MemorySegment buf, int size, int n, int enters)
         throws IOException {
-        long total = 0;
+        long[] d = new long[enters];
         int[] done = {0};
         CompletionHandler count = (userData, res, flags) -> done[0]++;
-        for (int i = 0; i < enters + enters / 10; i++) {
+        for (int i = 0; i < enters; i++) {
             for (int k = 0; k < n; k++) {
                 ring.sq().prepSend(fds[0], buf.address(), size, 0, k);
             }
             done[0] = 0;
             long a = System.nanoTime();
             int r = ring.submitAndWait(n, -1);
-            long b = System.nanoTime();
+            d[i] = System.nanoTime() - a;
             check(r, "io_uring_enter");
             while (done[0] < n) {
                 ring.cq().drain(count, 256);
             }
             readFully(fds[1], buf, size * n);
-            if (i >= enters / 10) {
-                total += b - a;
-            }
         }
-        return (double) total / enters / n;
+        return median(d) / n;
     }
 
-    /** @return mean ns of one enter carrying one RECV whose bytes are already there */
+    /** @return median ns of one enter carrying one RECV whose bytes are already there */
     private static double timeRingRecv(IoUring ring, int[] fds, MemorySegment buf, int size, int iterations)
         throws IOException {
-        long total = 0;
+        long[] d = new long[iterations];
         int[] got = {0};
         CompletionHandler result = (userData, res, flags) -> got[0] = res;
-        for (int i = 0; i < iterations + iterations / 10; i++) {
+        for (int i = 0; i < iterations; i++) {
             check(Libc.write(fds[0], buf, size), "write");
             ring.sq().prepRecv(fds[1], buf.address(), size, 0, 7);
             long a = System.nanoTime();
             int r = ring.submitAndWait(1, -1);
-            long b = System.nanoTime();
+            d[i] = System.nanoTime() - a;
             check(r, "io_uring_enter");
             got[0] = Integer.MIN_VALUE;
             while (got[0] == Integer.MIN_VALUE) {
@@ -248,11 +372,8 @@ final class CostModel {
             if (got[0] < size) {
                 readFully(fds[1], buf, size - got[0]);
             }
-            if (i >= iterations / 10) {
-                total += b - a;
-            }
         }
-        return (double) total / iterations;
+        return median(d);
     }
 
     private static void readFully(int fd, MemorySegment buf, int size) throws IOException {

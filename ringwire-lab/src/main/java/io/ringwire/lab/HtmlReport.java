@@ -113,9 +113,13 @@ final class HtmlReport {
     private static void costModel(StringBuilder b, CostModel.Report m) {
         CostModel.Costs c = m.costs();
         b.append("<section class=\"workload\" data-workload=\"cost-model\">\n<h2>cost-model (seed 002)</h2>\n");
-        b.append(String.format(Locale.ROOT, "<p>s = %.0f ns (user/kernel switch), w = %.0f ns (kernel send/recv "
-            + "work, %d B), t = %.0f ns (io_uring per operation at batch 1); epoll pays s + w = %.0f ns.</p>%n",
-            c.s(), c.w(), c.size(), c.t(), c.epoll()));
+        b.append("<p>").append(Html.escape(String.format(Locale.ROOT, "s = %s (user/kernel switch), w = %s (kernel "
+            + "send/recv work, %d B), t = %s (io_uring per operation at batch 1); epoll pays s + w = %s.",
+            CostModel.Costs.ns(c.s()), CostModel.Costs.ns(c.w()), c.size(), CostModel.Costs.ns(c.t()),
+            CostModel.Costs.ns(c.epoll())))).append("</p>\n");
+        for (String caveat : c.caveats()) {
+            b.append("<p class=\"small\">").append(Html.escape(caveat)).append("</p>\n");
+        }
         if (!Double.isNaN(m.observedN())) {
             b.append("<p class=\"verdict\">").append(Html.escape(String.format(Locale.ROOT, "echo %s: Ringwire's "
                 + "n = %.2f SQEs per enter; predicted io_uring/epoll %.2f (seed's formula) or %.2f (per operation); "

@@ -105,13 +105,19 @@ class WorkloadsEndToEndTest {
     }
 
     @Test
-    void costModelMeasuresSwitchWorkAndRingCost() throws Exception {
+    void costModelReportsEveryFigureOrSaysItWasTooNoisy() throws Exception {
         CostModel.Costs c = CostModel.measure(128, 2_000);
-        assertTrue(c.s() > 0 && c.w() > 0 && c.t() > 0, c::table);
+        System.out.print(c.table()); // the figures, for whoever reads the test log
         assertEquals(CostModel.BATCHES.length, c.perOpAtN().length);
+        List<Double> figures = new ArrayList<>(List.of(c.s(), c.w(), c.t()));
         for (double v : c.perOpAtN()) {
-            assertTrue(v > 0, c::table);
+            figures.add(v);
         }
-        assertEquals(1 + 1 + CostModel.BATCHES.length, c.table().lines().count(), c::table);
+        for (double v : figures) {
+            // a timing never decides this test: each figure is a positive cost, or NaN with a caveat saying why
+            assertTrue(v > 0 || Double.isNaN(v), c::table);
+            assertTrue(!Double.isNaN(v) || !c.caveats().isEmpty(), c::table);
+        }
+        assertEquals(1 + 1 + CostModel.BATCHES.length + c.caveats().size(), c.table().lines().count(), c::table);
     }
 }
