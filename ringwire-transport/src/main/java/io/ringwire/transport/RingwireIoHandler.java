@@ -478,6 +478,25 @@ public final class RingwireIoHandler implements IoHandler {
         return address;
     }
 
+    /** @return bytes of scratch space left before {@link #scratch(int)} has to submit early */
+    long scratchRemaining() {
+        return scratch.byteSize() - scratchUsed;
+    }
+
+    /**
+     * Gives back the unused tail of the most recent {@link #scratch(int)} request.
+     *
+     * @param address   what that request returned
+     * @param requested the bytes asked for
+     * @param used      the bytes still needed from its start (0 gives all of it back)
+     */
+    void scratchGiveBack(long address, int requested, int used) {
+        long start = address - scratch.address();
+        if (start + ((requested + 15) & ~15L) == scratchUsed) { // only the newest request can shrink
+            scratchUsed = start + ((used + 15) & ~15L);
+        }
+    }
+
     /** @return the scratch segment, for writing what {@link #scratch(int)} returned */
     MemorySegment scratchSegment() {
         return scratch;

@@ -693,20 +693,26 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
         /** Fills the loop's scratch space with a msghdr and iovecs for the flushed buffers; false if none. */
         private boolean gather(ChannelOutboundBuffer in) {
             RingwireIoHandler h = registration.handler();
-            int want = Math.min(Math.max(in.size(), 1) * 4, IOV_MAX); // composite buffers may need several
+            // take what the loop's scratch space has left this iteration (at least a few iovecs per flushed
+            // message, at most IOV_MAX), so that a composite of many components fits; what stays unused is
+            // given back below
+            int atLeast = Math.min(Math.max(in.size(), 1) * 4, IOV_MAX);
+            int cap = (int) Math.max(atLeast, Math.min(IOV_MAX, (h.scratchRemaining() - MSGHDR_SIZE) / 16));
             scratch = h.scratchSegment();
-            long region = h.scratch(MSGHDR_SIZE + 16 * want);
+            long region = h.scratch(MSGHDR_SIZE + 16 * cap);
             iovBase = region + MSGHDR_SIZE;
             iovCount = 0;
             iovBytes = 0;
             maxBytes = h.config().maxBytesPerWrite();
-            capacity = want;
+            capacity = cap;
             try {
                 in.forEachFlushedMessage(this);
             } catch (Exception e) {
+                h.scratchGiveBack(region, MSGHDR_SIZE + 16 * cap, 0);
                 handleWriteError(e);
                 return false;
             }
+            h.scratchGiveBack(region, MSGHDR_SIZE + 16 * cap, iovCount == 0 ? 0 : MSGHDR_SIZE + 16 * iovCount);
             if (iovCount == 0) {
                 // only empty buffers were flushed: drop them, nothing goes to the kernel
                 while (in.current() instanceof ByteBuf b && !b.isReadable()) {
@@ -763,14 +769,12 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             if (buf.hasMemoryAddress()) {
                 return addIovec(buf.memoryAddress() + buf.readerIndex(), readable);
             }
-            int count = buf.nioBufferCount();
-            if (count == 1) {
+            if (buf.nioBufferCount() == 1) {
                 ByteBuffer nio = buf.internalNioBuffer(buf.readerIndex(), readable);
                 return addIovec(MemorySegment.ofBuffer(nio).address(), readable);
             }
-            if (iovCount + count > capacity) {
-                return false;
-            }
+            // a composite: as many components as there is room for; the write is then partial, and the rest goes
+            // with the next one
             for (ByteBuffer nio : buf.nioBuffers(buf.readerIndex(), readable)) {
                 if (nio.hasRemaining() && !addIovec(MemorySegment.ofBuffer(nio).address(), nio.remaining())) {
                     return false;
