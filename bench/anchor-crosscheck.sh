@@ -5,6 +5,7 @@
 # "server" and "round"); summarize with bench/summarize.py.
 #
 #   bench/anchor-crosscheck.sh [rounds] [conns] [size] [depth] [duration] > runs.jsonl
+#   env: SERVERS="ringwire netty-epoll ...", NETTY_UNSAFE=0 (Netty without sun.misc.Unsafe), ANCHORS=dir
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}; CONNS=${2:-500}; SIZE=${3:-128}; DEPTH=${4:-1}; DURATION=${5:-10}
@@ -15,13 +16,19 @@ make -s -C "$BUILD" >&2
 JAVA=$(./ringwire help | sed -n 's/^JDK: //p')/bin/java
 ./ringwire mvn -q -DskipTests -pl ringwire-examples -am package >&2
 SERVERS=(${SERVERS:-ringwire netty-io_uring netty-epoll c-echo_uring})
+# the same flags for every Java server, the lab's (ServerJvm): Netty may use sun.misc.Unsafe, its best case;
+# NETTY_UNSAFE=0 runs them all with -Dio.netty.noUnsafe=true instead
+JVM_FLAGS=(--enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -XX:+UseG1GC)
+if [ "${NETTY_UNSAFE:-1}" = 1 ]; then JVM_FLAGS+=(--sun-misc-unsafe-memory-access=allow)
+else JVM_FLAGS+=(-Dio.netty.noUnsafe=true); fi
+echo "java servers: ${JVM_FLAGS[*]}" >&2
 PORT=9200
 
 start_server() { # $1 server name; prints the server's PID
   case "$1" in
     c-echo_uring) (exec taskset -c 1 "$BUILD/echo_uring" "$PORT" >/dev/null 2>&1) & ;;
     c-echo_epoll) (exec taskset -c 1 "$BUILD/echo_epoll" "$PORT" >/dev/null 2>&1) & ;;
-    *) (exec taskset -c 1 "$JAVA" --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -XX:+UseG1GC \
+    *) (exec taskset -c 1 "$JAVA" "${JVM_FLAGS[@]}" \
           -jar ringwire-examples/target/ringwire-examples.jar "$PORT" 1 "$1" >/dev/null 2>&1) & ;;
   esac
   echo $!

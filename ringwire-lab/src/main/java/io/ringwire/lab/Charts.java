@@ -36,6 +36,26 @@ final class Charts {
      */
     static String grouped(String title, String unit, List<String> labels, List<String> series, double[][] values,
                           String highlight, boolean log) {
+        return grouped(title, unit, labels, series, values, null, null, highlight, log);
+    }
+
+    /**
+     * As {@link #grouped(String, String, List, List, double[][], String, boolean)}, with a whisker from
+     * {@code low} to {@code high} on each bar (its min-max over runs, or an interval).
+     *
+     * @param title   the chart's caption
+     * @param unit    the values' unit
+     * @param labels  one per group
+     * @param series  one name per bar within a group
+     * @param values  [series][group]
+     * @param low     [series][group] whisker starts, or null for none
+     * @param high    [series][group] whisker ends, or null for none
+     * @param highlight a label whose bars stay coloured while others fade, or null
+     * @param log     logarithmic bar lengths
+     * @return an {@code <svg>} element
+     */
+    static String grouped(String title, String unit, List<String> labels, List<String> series, double[][] values,
+                          double[][] low, double[][] high, String highlight, boolean log) {
         double max = 0;
         double min = Double.MAX_VALUE;
         for (double[] s : values) {
@@ -44,6 +64,15 @@ final class Charts {
                     max = Math.max(max, v);
                     if (v > 0) {
                         min = Math.min(min, v);
+                    }
+                }
+            }
+        }
+        if (high != null) {
+            for (double[] h : high) {
+                for (double v : h) {
+                    if (!Double.isNaN(v) && !Double.isInfinite(v)) {
+                        max = Math.max(max, v);
                     }
                 }
             }
@@ -57,7 +86,11 @@ final class Charts {
         int legend = series.size() > 1 ? 18 : 0;
         int groupHeight = ROW * series.size() + 6;
         int height = 24 + legend + groupHeight * labels.size() + 4;
-        int width = LABEL_WIDTH + BAR_AREA + 90;
+        int legendEnd = LABEL_WIDTH;
+        for (String name : series) {
+            legendEnd += 20 + 8 * name.length();
+        }
+        int width = Math.max(LABEL_WIDTH + BAR_AREA + 90, legend > 0 ? legendEnd + 10 : 0);
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
             + "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">", width, height, width, height,
@@ -80,19 +113,35 @@ final class Charts {
                 LABEL_WIDTH - 6, y + ROW * series.size() / 2 + 8, Html.escape(labels.get(g))));
             for (int s = 0; s < series.size(); s++) {
                 double v = values[s][g];
-                int len = Double.isNaN(v) || v <= 0 ? 0 : (int) Math.round(BAR_AREA * (log && span > 0
-                    ? Math.log(Math.min(v, max) / floor) / span : Math.min(v, max) / max));
+                int len = scale(v, max, floor, span, log);
                 String colour = series.size() == 1 && faded ? "#adb5bd" : COLOURS[s % COLOURS.length];
                 b.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                     + "fill=\"%s\" data-value=\"%s\"><title>%s %s: %s</title></rect>", LABEL_WIDTH, y + 2,
                     Math.max(len, 1), ROW - 4, colour, Html.num(v), Html.escape(labels.get(g)),
                     Html.escape(series.get(s)), Html.num(v)));
-                b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>", LABEL_WIDTH + len + 4,
+                int textX = LABEL_WIDTH + len + 4;
+                if (low != null && high != null && !Double.isNaN(low[s][g]) && !Double.isNaN(high[s][g])) {
+                    int x0 = LABEL_WIDTH + scale(low[s][g], max, floor, span, log);
+                    int x1 = LABEL_WIDTH + scale(high[s][g], max, floor, span, log);
+                    int mid = y + ROW / 2;
+                    b.append(String.format(Locale.ROOT, "<path class=\"whisker\" d=\"M%d %dH%dM%d %dV%dM%d %dV%d\" "
+                        + "stroke=\"#212529\" fill=\"none\"><title>%s %s: %s-%s</title></path>", x0, mid, x1, x0,
+                        mid - 4, mid + 4, x1, mid - 4, mid + 4, Html.escape(labels.get(g)),
+                        Html.escape(series.get(s)), Html.num(low[s][g]), Html.num(high[s][g])));
+                    textX = Math.max(textX, x1 + 4);
+                }
+                b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>", textX,
                     y + ROW - 5, Double.isNaN(v) ? "n/a" : Html.escape(Html.pretty(v))));
                 y += ROW;
             }
             y += 6;
         }
         return b.append("</svg>").toString();
+    }
+
+    /** @return the bar length of {@code v}, in pixels */
+    private static int scale(double v, double max, double floor, double span, boolean log) {
+        return Double.isNaN(v) || v <= 0 ? 0 : (int) Math.round(BAR_AREA * (log && span > 0
+            ? Math.log(Math.max(Math.min(v, max), floor) / floor) / span : Math.min(v, max) / max));
     }
 }

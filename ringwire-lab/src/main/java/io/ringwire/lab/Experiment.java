@@ -24,14 +24,21 @@ final class Experiment {
      *                      compiler threads are quiet ({@link Warmup})
      * @param seconds       the measured window
      * @param threads       event-loop threads of the Netty servers
+     * @param jvm           the JVM flags every server gets
      */
     record Settings(List<Competitor> servers, int rounds, double warmupSeconds, double maxWarmupSeconds,
-                    double seconds, int threads) {
+                    double seconds, int threads, ServerJvm jvm) {
         Settings {
             if (servers.isEmpty() || rounds < 1 || warmupSeconds < 0 || seconds <= 0 || threads < 1) {
                 throw new IllegalArgumentException(
                     "need servers, rounds ≥ 1, warm-up ≥ 0, seconds > 0, threads ≥ 1: " + this);
             }
+        }
+
+        /** Settings with the default server JVM flags. */
+        Settings(List<Competitor> servers, int rounds, double warmupSeconds, double maxWarmupSeconds,
+                 double seconds, int threads) {
+            this(servers, rounds, warmupSeconds, maxWarmupSeconds, seconds, threads, ServerJvm.DEFAULT);
         }
 
         /** @return runs it makes per experiment */
@@ -112,7 +119,7 @@ final class Experiment {
     }
 
     private RunResult runOnce(Competitor competitor, int round) throws IOException, InterruptedException {
-        try (ServerProcess server = ServerProcess.start(competitor, protocol, settings.threads())) {
+        try (ServerProcess server = ServerProcess.start(competitor, protocol, settings.threads(), settings.jvm())) {
             long pid = server.pid();
             double[] cpu = new double[2];
             double[] jit = new double[2];

@@ -18,6 +18,7 @@ final class HtmlReport {
         .verdict{background:#e7f5ff;padding:8px 12px;border-left:4px solid #1f6feb}
         .bad{background:#fff5f5;border-left-color:#e03131}
         .charts{display:flex;flex-wrap:wrap;gap:16px} .chart text{font-size:11px} .chart .title{font-weight:600}
+        .scroll{overflow-x:auto;max-width:100%} table.results{font-size:12px}
         .seed{background:#fff9db;padding:6px;border:1px dashed #f08c00} .small{color:#495057;font-size:12px}
         """;
 
@@ -44,6 +45,7 @@ final class HtmlReport {
             + "netty-epoll. CPU per message is the server process's user + system time from /proc divided by "
             + "answers; the JIT compiler threads are left out of it and shown apart (JIT cores). Every echoed byte was "
             + "checked.</p>\n");
+        overview(b, report.summaries());
         for (int i = 0; i < report.summaries().size(); i++) {
             section(b, report.summaries().get(i), report.verdicts().get(i));
         }
@@ -51,6 +53,42 @@ final class HtmlReport {
             costModel(b, report.costModel());
         }
         return b.append("</body></html>\n").toString();
+    }
+
+    /** The first chart: Ringwire's CPU per message over each competitor's, per workload, with 95 % intervals. */
+    private static void overview(StringBuilder b, List<Summary> summaries) {
+        String rw = Competitor.RINGWIRE.label();
+        List<Summary> withRingwire = summaries.stream().filter(s -> s.row(rw) != null).toList();
+        List<String> others = new ArrayList<>();
+        for (Summary s : withRingwire) {
+            s.rows().stream().map(Summary.Row::server).filter(x -> !x.equals(rw) && !others.contains(x))
+                .forEach(others::add);
+        }
+        if (withRingwire.isEmpty() || others.isEmpty()) {
+            return;
+        }
+        List<String> labels = withRingwire.stream().map(s -> s.workload() + " " + s.variant()).toList();
+        double[][] ratio = new double[others.size()][labels.size()];
+        double[][] low = new double[others.size()][labels.size()];
+        double[][] high = new double[others.size()][labels.size()];
+        for (int o = 0; o < others.size(); o++) {
+            for (int w = 0; w < withRingwire.size(); w++) {
+                Summary.Row a = withRingwire.get(w).row(rw);
+                Summary.Row other = withRingwire.get(w).row(others.get(o));
+                double[] interval = other == null ? new double[] {Double.NaN, Double.NaN}
+                    : Stats.ratioInterval(a.cpuRuns(), other.cpuRuns());
+                ratio[o][w] = other == null ? Double.NaN : a.cpuUsPerMsg() / other.cpuUsPerMsg();
+                low[o][w] = interval[0];
+                high[o][w] = interval[1];
+            }
+        }
+        b.append("<section class=\"overview\"><h2>At a glance: Ringwire's server CPU per message over each "
+            + "competitor's</h2>\n<p class=\"small\">Below 1: Ringwire spends less. Whiskers: 95 % bootstrap "
+            + "interval of the ratio of medians over runs; a whisker that crosses 1 means no measurable "
+            + "difference.</p>\n<div class=\"charts\">")
+            .append(Charts.grouped("ringwire / competitor, CPU per message", "×", labels, others, ratio, low, high,
+                null, false))
+            .append("</div></section>\n");
     }
 
     private static void section(StringBuilder b, Summary s, String verdict) {
@@ -63,7 +101,7 @@ final class HtmlReport {
             "p99 µs", "p99.9 µs", "CPU µs/msg", "×epoll", "server cores", "JIT cores", "loadgen cores", "RSS MiB",
             "non-heap MiB", "heap MiB", "direct MiB", "GCs", "GC ms", "alloc B/msg", "SQEs/enter", "iovecs/write",
             "bytes/recv", "mismatches", "errors"};
-        b.append("<table class=\"results\"><tr>");
+        b.append("<div class=\"scroll\"><table class=\"results\"><tr>");
         for (String h : head) {
             b.append("<th>").append(Html.escape(h)).append("</th>");
         }
@@ -76,18 +114,22 @@ final class HtmlReport {
                 r.sqesPerEnter(), r.iovecsPerWrite(), r.bytesPerRecv(), r.mismatches(), r.errors()};
             b.append("<tr data-server=\"").append(Html.escape(r.server())).append("\"><td>")
                 .append(Html.escape(r.server())).append("</td>");
-            for (double x : v) {
-                b.append("<td>").append(Html.pretty(x)).append("</td>");
+            for (int i = 0; i < v.length; i++) {
+                boolean count = i == 0 || i >= v.length - 2; // runs, mismatches, errors
+                b.append("<td>").append(count ? Long.toString((long) v[i]) : Html.pretty(v[i])).append("</td>");
             }
             b.append("</tr>\n");
         }
-        b.append("</table>\n<div class=\"charts\">\n");
+        b.append("</table></div>\n<div class=\"charts\">\n");
         List<String> servers = s.rows().stream().map(Summary.Row::server).toList();
         String rw = Competitor.RINGWIRE.label();
-        b.append(Charts.bars(s.openLoop() ? "answers per second at the offered rate" : "throughput", "msgs/s",
-            servers, values(s, Summary.Row::rate), rw)).append('\n');
-        b.append(Charts.bars("server CPU per message", "µs", servers, values(s, Summary.Row::cpuUsPerMsg), rw))
-            .append('\n');
+        b.append(Charts.grouped((s.openLoop() ? "answers per second at the offered rate" : "throughput")
+                + ", min-max over runs", "msgs/s", servers, List.of("msgs/s"), new double[][] {values(s,
+                Summary.Row::rate)}, new double[][] {values(s, Summary.Row::rateMin)},
+            new double[][] {values(s, Summary.Row::rateMax)}, rw, false)).append('\n');
+        b.append(Charts.grouped("server CPU per message, min-max over runs", "µs", servers, List.of("µs"),
+            new double[][] {values(s, Summary.Row::cpuUsPerMsg)}, new double[][] {values(s, Summary.Row::cpuMin)},
+            new double[][] {values(s, Summary.Row::cpuMax)}, rw, false)).append('\n');
         b.append(Charts.grouped("latency percentiles", "µs", servers, List.of("p50", "p99", "p99.9"),
             new double[][] {values(s, Summary.Row::p50Us), values(s, Summary.Row::p99Us),
                 values(s, Summary.Row::p999Us)}, null, true)).append('\n');

@@ -19,7 +19,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
-        Lab.Redis.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class},
+        Lab.Redis.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
+        Lab.CompareCommand.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
         "",
         "Servers (each in its own JVM, the same handler on each): ringwire, netty-io_uring, netty-epoll, netty-nio "
@@ -80,13 +81,20 @@ public final class Lab implements Callable<Integer> {
             + "report.html (default: ${DEFAULT-VALUE})")
         Path out;
 
+        @Option(names = "--netty-unsafe", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "let Netty use sun.misc.Unsafe (--sun-misc-unsafe-memory-access=allow on every server "
+                + "JVM: Netty at its best, as on the JDKs most of its users run); --no-netty-unsafe runs every "
+                + "server with -Dio.netty.noUnsafe=true instead (default: ${DEFAULT-VALUE})")
+        boolean nettyUnsafe;
+
         Experiment.Settings settings() {
             return settings(servers == null ? Arrays.asList(Competitor.values())
                 : servers.stream().map(Competitor::of).toList());
         }
 
         Experiment.Settings settings(List<Competitor> list) {
-            return new Experiment.Settings(list, rounds, warmup, maxWarmup, seconds, threads);
+            return new Experiment.Settings(list, rounds, warmup, maxWarmup, seconds, threads,
+                new ServerJvm(nettyUnsafe));
         }
     }
 
@@ -142,7 +150,7 @@ public final class Lab implements Callable<Integer> {
                 .orElse(null);
             model = CostModel.Report.of(costs, echo);
         }
-        LabReport report = LabReport.of(command, notes, runs, model);
+        LabReport report = LabReport.of(command, common.settings().jvm(), notes, runs, model);
         System.out.print(report.text());
         for (Path p : report.write(common.out)) {
             System.out.println("wrote " + p.toAbsolutePath());
@@ -331,6 +339,25 @@ public final class Lab implements Callable<Integer> {
                 Workloads.singleStream(s, 1024, 16384)));
             e.addAll(Workloads.redis(s, "set", List.of(10, 50), 1024, notes::add));
             return run(e, notes, true);
+        }
+    }
+
+    /** Two results.json side by side. */
+    @Command(name = "compare", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        description = {"Compares two results.json (e.g. before and after a change): per workload and server, the "
+            + "ratio new/old of server CPU per message and of the rate, with a 95 % bootstrap interval over the runs "
+            + "and whether the change is measurable (the runs' min-max ranges do not overlap)."})
+    static final class CompareCommand implements Callable<Integer> {
+        @CommandLine.Parameters(index = "0", paramLabel = "OLD", description = "the baseline results.json")
+        Path older;
+
+        @CommandLine.Parameters(index = "1", paramLabel = "NEW", description = "the results.json to judge")
+        Path newer;
+
+        @Override
+        public Integer call() throws IOException {
+            System.out.print(Compare.table(Compare.read(older), Compare.read(newer)));
+            return 0;
         }
     }
 

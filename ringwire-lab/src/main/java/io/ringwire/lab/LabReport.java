@@ -34,14 +34,18 @@ public record LabReport(String command, Map<String, String> machine, List<String
                         List<String> verdicts, List<RunResult> runs, CostModel.Report costModel) {
     /**
      * @param command   the command line
+     * @param jvm       the servers' JVM flags
      * @param notes     lines worth reading
      * @param runs      every run
      * @param costModel or null
      * @return the report with summaries and verdicts worked out
      */
-    static LabReport of(String command, List<String> notes, List<RunResult> runs, CostModel.Report costModel) {
+    static LabReport of(String command, ServerJvm jvm, List<String> notes, List<RunResult> runs,
+                        CostModel.Report costModel) {
         List<Summary> summaries = Summary.of(runs);
-        return new LabReport(command, describeMachine(), List.copyOf(notes), summaries,
+        Map<String, String> machine = describeMachine();
+        machine.put("server JVM flags", jvm.describe());
+        return new LabReport(command, machine, List.copyOf(notes), summaries,
             summaries.stream().map(Summary::verdict).toList(), List.copyOf(runs), costModel);
     }
 
@@ -89,6 +93,10 @@ public record LabReport(String command, Map<String, String> machine, List<String
         }
         for (String n : notes) {
             b.append("note: ").append(n).append('\n');
+        }
+        String flags = machine.get("server JVM flags");
+        if (flags != null) {
+            b.append("every server ran with: ").append(flags).append('\n');
         }
         return b.toString();
     }

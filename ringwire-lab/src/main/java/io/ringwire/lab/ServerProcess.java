@@ -45,15 +45,26 @@ final class ServerProcess implements AutoCloseable {
      * @throws IOException if it does not start; the message carries its output
      */
     static ServerProcess start(Competitor competitor, Protocol protocol, int threads) throws IOException {
+        return start(competitor, protocol, threads, ServerJvm.DEFAULT);
+    }
+
+    /**
+     * @param competitor which server
+     * @param protocol   what it speaks
+     * @param threads    event-loop threads for the Netty servers
+     * @param jvm        the JVM flags, the same for every server
+     * @return the server, accepting connections
+     * @throws IOException if it does not start; the message carries its output
+     */
+    static ServerProcess start(Competitor competitor, Protocol protocol, int threads, ServerJvm jvm)
+        throws IOException {
         int port = freePort();
         List<String> cmd = new ArrayList<>();
         if (canPin()) {
             cmd.addAll(List.of(TASKSET, "-c", "1"));
         }
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        // NMT summary: the server reports what it committed outside the Java heap (the same small cost for all)
-        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-XX:+UseG1GC",
-            "-XX:NativeMemoryTracking=summary"));
+        cmd.addAll(jvm.flags());
         // extra server JVM flags for profiling, e.g. -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
         String extra = System.getenv("RINGWIRE_LAB_SERVER_OPTS");
         if (extra != null && !extra.isBlank()) {

@@ -2,8 +2,12 @@ package io.ringwire.lab;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.SplittableRandom;
 
-/** The few statistics the lab reports: medians with min-max, and ratios to a baseline. */
+/**
+ * The few statistics the lab reports: medians with min-max, ratios to a baseline with a bootstrap interval, and
+ * whether two servers differ measurably.
+ */
 public final class Stats {
     private Stats() { }
 
@@ -36,5 +40,66 @@ public final class Stats {
      */
     public static double ratio(double value, double baseline) {
         return baseline == 0 || Double.isNaN(baseline) ? Double.NaN : value / baseline;
+    }
+
+    /** Resamples behind {@link #ratioInterval}. */
+    static final int RESAMPLES = 4000;
+
+    /**
+     * A 95 % bootstrap interval of median(a) / median(b): both samples resampled with replacement, independently,
+     * {@link #RESAMPLES} times, from a fixed seed so that the same figures always give the same interval.
+     *
+     * @param a the numerator's runs
+     * @param b the denominator's runs
+     * @return {low, high}, or {NaN, NaN} when either side has no run
+     */
+    public static double[] ratioInterval(List<Double> a, List<Double> b) {
+        if (a.isEmpty() || b.isEmpty()) {
+            return new double[] {Double.NaN, Double.NaN};
+        }
+        double[] x = a.stream().mapToDouble(Double::doubleValue).toArray();
+        double[] y = b.stream().mapToDouble(Double::doubleValue).toArray();
+        SplittableRandom random = new SplittableRandom(0x5eed);
+        double[] ratios = new double[RESAMPLES];
+        double[] bx = new double[x.length];
+        double[] by = new double[y.length];
+        for (int i = 0; i < RESAMPLES; i++) {
+            for (int k = 0; k < bx.length; k++) {
+                bx[k] = x[random.nextInt(x.length)];
+            }
+            for (int k = 0; k < by.length; k++) {
+                by[k] = y[random.nextInt(y.length)];
+            }
+            ratios[i] = median(bx) / median(by);
+        }
+        Arrays.sort(ratios);
+        return new double[] {ratios[(int) (0.025 * (RESAMPLES - 1))], ratios[(int) Math.ceil(0.975 * (RESAMPLES - 1))]};
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        int n = s.length;
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
+
+    /**
+     * Two servers differ measurably when every run of one is below every run of the other: their min-max ranges do
+     * not overlap. With one run on either side nothing can be told.
+     *
+     * @param a one server's runs
+     * @param b the other's
+     * @return -1 if a is measurably lower, 1 if measurably higher, 0 when the ranges overlap or a side has < 2 runs
+     */
+    public static int measurable(List<Double> a, List<Double> b) {
+        if (a.size() < 2 || b.size() < 2) {
+            return 0;
+        }
+        double[] ra = range(a);
+        double[] rb = range(b);
+        if (ra[1] < rb[0]) {
+            return -1;
+        }
+        return ra[0] > rb[1] ? 1 : 0;
     }
 }

@@ -19,15 +19,19 @@ public record Summary(String workload, String variant, List<Summary.Row> rows) {
     /** The baseline every ratio is taken against. */
     static final String BASELINE = Competitor.NETTY_EPOLL.label();
 
-    /** Medians of one server's runs (NaN where a figure does not apply). */
+    /**
+     * Medians of one server's runs (NaN where a figure does not apply); CPU per message also with its min-max, the
+     * 95 % bootstrap interval of its ratio to netty-epoll ({@link Stats#ratioInterval}) and every run's value.
+     */
     public record Row(String server, int runs, double rate, double rateMin, double rateMax, double rateVsEpoll,
                       double offeredRate, double p50Us, double p99Us, double p999Us, double streamsPerSec,
-                      double sendLagP99Us, double cpuUsPerMsg, double cpuVsEpoll, double serverUtil, double jitUtil,
+                      double sendLagP99Us, double cpuUsPerMsg, double cpuVsEpoll, double cpuMin, double cpuMax,
+                      double cpuVsEpollLow, double cpuVsEpollHigh, double serverUtil, double jitUtil,
                       double loadgenUtil, double peakRssMiB, double nonHeapMiB, double heapPeakMiB,
                       double directPeakMiB, double gcCount,
                       double gcMillis, double allocBytesPerMsg, double sqesPerEnter, double iovecsPerWrite,
                       double bytesPerRecv,
-                      long mismatches, long errors) {
+                      long mismatches, long errors, List<Double> cpuRuns) {
         /** @return whether every run was clean */
         public boolean clean() {
             return mismatches == 0 && errors == 0;
@@ -58,16 +62,21 @@ public record Summary(String workload, String variant, List<Summary.Row> rows) {
         List<RunResult> base = by.get(BASELINE);
         double baseRate = base == null ? Double.NaN : median(base, RunResult::rate);
         double baseCpu = base == null ? Double.NaN : median(base, RunResult::serverCpuUsPerMsg);
+        List<Double> baseCpuRuns = base == null ? List.of() : values(base, RunResult::serverCpuUsPerMsg);
         List<Row> rows = new ArrayList<>();
         for (Map.Entry<String, List<RunResult>> e : by.entrySet()) {
             List<RunResult> rs = e.getValue();
             double rate = median(rs, RunResult::rate);
             double[] range = Stats.range(rs.stream().map(RunResult::rate).toList());
             double cpu = median(rs, RunResult::serverCpuUsPerMsg);
+            List<Double> cpuRuns = values(rs, RunResult::serverCpuUsPerMsg);
+            double[] cpuRange = cpuRuns.isEmpty() ? new double[] {Double.NaN, Double.NaN} : Stats.range(cpuRuns);
+            double[] cpuRatio = Stats.ratioInterval(cpuRuns, baseCpuRuns);
             rows.add(new Row(e.getKey(), rs.size(), rate, range[0], range[1], Stats.ratio(rate, baseRate),
                 median(rs, RunResult::offeredRate), median(rs, RunResult::p50Us), median(rs, RunResult::p99Us),
                 median(rs, RunResult::p999Us), median(rs, RunResult::streamsPerSec),
-                median(rs, RunResult::sendLagP99Us), cpu, Stats.ratio(cpu, baseCpu),
+                median(rs, RunResult::sendLagP99Us), cpu, Stats.ratio(cpu, baseCpu), cpuRange[0], cpuRange[1],
+                cpuRatio[0], cpuRatio[1],
                 median(rs, RunResult::serverUtil), median(rs, RunResult::jitUtil), median(rs, RunResult::loadgenUtil),
                 median(rs, RunResult::peakRssMiB), median(rs, RunResult::nonHeapMiB),
                 median(rs, RunResult::heapPeakMiB),
@@ -75,14 +84,20 @@ public record Summary(String workload, String variant, List<Summary.Row> rows) {
                 median(rs, RunResult::gcMillis), median(rs, RunResult::allocBytesPerMsg),
                 median(rs, RunResult::sqesPerEnter),
                 median(rs, RunResult::iovecsPerWrite), median(rs, RunResult::bytesPerRecv),
-                rs.stream().mapToLong(RunResult::mismatches).sum(), rs.stream().mapToLong(RunResult::errors).sum()));
+                rs.stream().mapToLong(RunResult::mismatches).sum(), rs.stream().mapToLong(RunResult::errors).sum(),
+                cpuRuns));
         }
         return new Summary(runs.get(0).workload(), runs.get(0).variant(), rows);
     }
 
+    /** @return the figure of every run that has it */
+    static List<Double> values(List<RunResult> runs, ToDoubleFunction<RunResult> f) {
+        return runs.stream().mapToDouble(f).filter(x -> !Double.isNaN(x)).boxed().toList();
+    }
+
     /** Median over the runs that have the figure; NaN if none has it. */
     static double median(List<RunResult> runs, ToDoubleFunction<RunResult> f) {
-        List<Double> v = runs.stream().mapToDouble(f).filter(x -> !Double.isNaN(x)).boxed().toList();
+        List<Double> v = values(runs, f);
         return v.isEmpty() ? Double.NaN : Stats.median(v);
     }
 
@@ -133,6 +148,25 @@ public record Summary(String workload, String variant, List<Summary.Row> rows) {
         return v >= 1e4 ? String.format(Locale.ROOT, "%.0fk", v / 1e3) : String.format(Locale.ROOT, "%.0f", v);
     }
 
+    /**
+     * @param a one server
+     * @param b another
+     * @return "a 0.92× b's CPU/msg (95 % interval 0.85-1.01): no measurable difference", or which is lower
+     */
+    static String compareCpu(Row a, Row b) {
+        double ratio = a.cpuUsPerMsg() / b.cpuUsPerMsg();
+        if (Double.isNaN(ratio)) {
+            return a.server() + " vs " + b.server() + ": no CPU figure";
+        }
+        double[] interval = Stats.ratioInterval(a.cpuRuns(), b.cpuRuns());
+        int m = Stats.measurable(a.cpuRuns(), b.cpuRuns());
+        String judged = a.cpuRuns().size() < 2 || b.cpuRuns().size() < 2 ? "one run on a side: cannot tell"
+            : m == 0 ? "runs overlap: no measurable difference"
+            : m < 0 ? a.server() + " measurably lower" : a.server() + " measurably higher";
+        return String.format(Locale.ROOT, "%s %.2f× %s's CPU/msg (95 %% interval %.2f-%.2f, %s)", a.server(), ratio,
+            b.server(), interval[0], interval[1], judged);
+    }
+
     /** @return one sentence: who spent least, how Ringwire compares with epoll, and anything that went wrong */
     public String verdict() {
         StringBuilder b = new StringBuilder(workload).append(" (").append(variant).append("): ");
@@ -151,11 +185,14 @@ public record Summary(String workload, String variant, List<Summary.Row> rows) {
             b.append(String.format(Locale.ROOT, "%s spends the least server CPU per message (%.2f µs)", best.server(),
                 best.cpuUsPerMsg()));
         }
-        if (rw != null && !Double.isNaN(rw.cpuVsEpoll())) {
-            b.append(String.format(Locale.ROOT, "; ringwire %.2f× netty-epoll's CPU/msg at %.2f× its rate",
-                rw.cpuVsEpoll(), rw.rateVsEpoll()));
-            if (nu != null && !Double.isNaN(nu.cpuUsPerMsg())) {
-                b.append(String.format(Locale.ROOT, ", %.2f× netty-io_uring's", rw.cpuUsPerMsg() / nu.cpuUsPerMsg()));
+        if (rw != null) {
+            for (Row other : new Row[] {row(BASELINE), nu}) {
+                if (other != null && other != rw) {
+                    b.append("; ").append(compareCpu(rw, other));
+                }
+            }
+            if (!Double.isNaN(rw.rateVsEpoll())) {
+                b.append(String.format(Locale.ROOT, "; ringwire's rate %.2f× netty-epoll's", rw.rateVsEpoll()));
             }
         }
         if (workload.equals("single-stream") && rw != null) {

@@ -30,7 +30,7 @@ class ReportTest {
         CostModel.Costs costs = new CostModel.Costs(230, 1500, 1900,
             new double[] {2100, 1200, 800, 600, 500, 450, 420}, 128);
         CostModel.Report model = CostModel.Report.of(costs, Summary.of(runs).get(0));
-        return LabReport.of("./ringwire lab <test>", List.of("redis: skipped: <because>"), runs, model);
+        return LabReport.of("./ringwire lab <test>", ServerJvm.DEFAULT, List.of("redis: skipped: <because>"), runs, model);
     }
 
     @Test
@@ -42,6 +42,8 @@ class ReportTest {
         assertEquals(2, json.get("summaries").size());
         JsonNode first = json.get("runs").get(0);
         assertEquals("ringwire", first.get("server").asText());
+        assertTrue(json.get("machine").get("server JVM flags").asText().contains("Netty uses sun.misc.Unsafe"),
+            "the report says how the servers ran: " + json.get("machine"));
         assertTrue(first.get("offeredRate").isNull(), "NaN is written as null: " + first);
         assertEquals(6.0, first.get("serverCpuUsPerMsg").asDouble());
         assertTrue(json.get("verdicts").get(0).asText().startsWith("echo (v): ringwire"));
@@ -75,6 +77,16 @@ class ReportTest {
         Element throughput = echo.select("svg.chart").get(0);
         assertEquals(List.of("1500.0000", "1500.0000", "1500.0000"),
             throughput.select("rect.bar").stream().map(e -> e.attr("data-value")).toList());
+        // min-max whiskers on throughput and CPU per message, one per server
+        assertEquals(3, throughput.select("path.whisker").size());
+        assertEquals(3, echo.select("svg.chart").get(1).select("path.whisker").size());
+        // whole counts print as such
+        assertEquals("2", echo.selectFirst("table.results tr[data-server] td:eq(1)").text());
+        // the first chart sums up every workload: ringwire over each competitor, with intervals
+        Element overview = doc.selectFirst("section.overview");
+        assertTrue(overview.text().contains("ringwire / competitor"), overview.text());
+        assertEquals(4, overview.select("rect.bar").size(), "2 workloads × 2 competitors");
+        assertEquals(4, overview.select("path.whisker").size());
         assertEquals(1, doc.select("p.note").size());
         Element model = sections.get(2);
         assertTrue(model.text().contains("s = 230 ns"), model.text());

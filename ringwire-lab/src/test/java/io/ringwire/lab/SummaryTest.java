@@ -57,10 +57,45 @@ class SummaryTest {
         assertTrue(Double.isNaN(echo.row("netty-epoll").sqesPerEnter()), "n only exists for Ringwire");
         assertEquals(1.0, echo.row("netty-epoll").cpuVsEpoll(), 1e-9);
         assertTrue(echo.verdict().startsWith("echo (v): ringwire spends the least server CPU per message (7.00 µs); "
-            + "ringwire 0.64× netty-epoll's CPU/msg at 1.27× its rate"), echo.verdict());
+            + "ringwire 0.64× netty-epoll's CPU/msg (95 % interval "), echo.verdict());
+        assertTrue(echo.verdict().contains("ringwire measurably lower); ringwire's rate 1.27× netty-epoll's"),
+            echo.verdict());
+        assertEquals(List.of(8.0, 6.0), rw.cpuRuns());
+        assertEquals(6.0, rw.cpuMin());
+        assertEquals(8.0, rw.cpuMax());
+        assertTrue(rw.cpuVsEpollLow() <= 7.0 / 11.0 && 7.0 / 11.0 <= rw.cpuVsEpollHigh(), rw.toString());
         assertEquals(4, echo.table().lines().count(), echo.table());
         assertTrue(all.get(1).verdict().contains("heap peak ringwire 20 MiB vs netty-epoll 60 MiB"),
             all.get(1).verdict());
+    }
+
+    @Test
+    void shouldSayNoMeasurableDifferenceWhenTheRunsOverlap() {
+        Summary s = Summary.of(List.of(
+            run("echo", "netty-epoll", 1, 100, 10.0, 1, 0), run("echo", "ringwire", 1, 100, 9.0, 1, 0),
+            run("echo", "netty-io_uring", 1, 100, 12.0, 1, 0), run("echo", "netty-io_uring", 2, 100, 13.0, 1, 0),
+            run("echo", "ringwire", 2, 100, 11.0, 1, 0), run("echo", "netty-epoll", 2, 100, 12.0, 1, 0))).get(0);
+        assertTrue(s.verdict().contains("ringwire 0.91× netty-epoll's CPU/msg (95 % interval 0.75-1.10, runs overlap: "
+            + "no measurable difference)"), s.verdict());
+        assertTrue(s.verdict().contains("ringwire 0.80× netty-io_uring's CPU/msg"), s.verdict());
+        assertTrue(s.verdict().contains("runs overlap: no measurable difference)"), s.verdict());
+        Summary one = Summary.of(List.of(run("echo", "netty-epoll", 1, 100, 10.0, 1, 0),
+            run("echo", "ringwire", 1, 100, 5.0, 1, 0))).get(0);
+        assertTrue(one.verdict().contains("one run on a side: cannot tell"), one.verdict());
+    }
+
+    @Test
+    void shouldBootstrapTheRatioDeterministically() {
+        List<Double> a = List.of(5.0, 6.0, 7.0);
+        List<Double> b = List.of(10.0, 10.0, 10.0);
+        double[] i = Stats.ratioInterval(a, b);
+        assertTrue(i[0] >= 0.5 && i[0] <= 0.6 && i[1] >= 0.6 && i[1] <= 0.7, java.util.Arrays.toString(i));
+        assertArrayEquals(i, Stats.ratioInterval(a, b), "the same runs give the same interval");
+        assertEquals(-1, Stats.measurable(a, b));
+        assertEquals(1, Stats.measurable(b, a));
+        assertEquals(0, Stats.measurable(List.of(5.0, 11.0), b));
+        assertEquals(0, Stats.measurable(List.of(5.0), b), "one run tells nothing");
+        assertTrue(Double.isNaN(Stats.ratioInterval(List.of(), b)[0]));
     }
 
     @Test
