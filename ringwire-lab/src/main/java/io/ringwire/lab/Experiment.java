@@ -113,15 +113,18 @@ final class Experiment {
 
     static String oneLine(RunResult r) {
         return String.format(Locale.ROOT, "%,.0f/s, p99 %,.0f µs, server %.2f µs CPU/msg (%.2f cores, JIT %.2f), "
-                + "heap peak %.0f MiB, %d mismatches, %d errors; warm-up %.1f s", r.rate(), r.p99Us(),
-            r.serverCpuUsPerMsg(), r.serverUtil(), r.jitUtil(), r.heapPeakMiB(), r.mismatches(), r.errors(),
-            r.warmupSeconds());
+                + "heap peak %.0f MiB, %d mismatches, %d errors; warm-up %.1f s; foreign load %.2f cores%s", r.rate(),
+            r.p99Us(), r.serverCpuUsPerMsg(), r.serverUtil(), r.jitUtil(), r.heapPeakMiB(), r.mismatches(),
+            r.errors(), r.warmupSeconds(), r.foreignCores(), r.contaminated() ? " (CONTAMINATED)" : "");
     }
 
     private RunResult runOnce(Competitor competitor, int round) throws IOException, InterruptedException {
         try (ServerProcess server = ServerProcess.start(competitor, protocol, settings.threads(), settings.jvm())) {
             long pid = server.pid();
             double[] cpu = new double[2];
+            double[] machine = new double[2];
+            double[] lab = new double[2];
+            long self = ProcessHandle.current().pid();
             double[] jit = new double[2];
             long[] wall = new long[2];
             int[] edges = {0};
@@ -133,6 +136,8 @@ final class Experiment {
                     server.resetStats();
                 }
                 cpu[i] = ProcessStats.cpuSeconds(pid);
+                machine[i] = ProcessStats.machineBusySeconds();
+                lab[i] = ProcessStats.cpuSeconds(self);
                 jit[i] = ProcessStats.jitCpuSeconds(pid);
                 wall[i] = System.nanoTime();
                 if (i == 1) {
@@ -143,6 +148,8 @@ final class Experiment {
             double window = (wall[1] - wall[0]) / 1e9;
             double jitCpu = jit[1] - jit[0];
             double serverCpu = cpu[1] - cpu[0] - jitCpu;
+            // what the machine was busy with besides the server (JIT included) and the lab (load generator included)
+            double foreign = Math.max(0, (machine[1] - machine[0]) - (cpu[1] - cpu[0]) - (lab[1] - lab[0])) / window;
             return new RunResult(workload, variant, competitor.label(), round, warmup.seconds(), m.rate(),
                 Double.isNaN(m.sendLagP99Us()) ? Double.NaN : m.sent() / m.seconds(),
                 m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(),
@@ -155,7 +162,7 @@ final class Experiment {
                 m.messages() == 0 ? Double.NaN : s.getOrDefault("allocatedBytes", Double.NaN) / m.messages(),
                 per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),
                 s.getOrDefault("bufferRingExhausted", Double.NaN), s.getOrDefault("iterations", Double.NaN),
-                m.mismatches(), m.errors());
+                m.mismatches(), m.errors(), foreign);
         }
     }
 

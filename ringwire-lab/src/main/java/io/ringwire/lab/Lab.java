@@ -27,10 +27,11 @@ import java.util.concurrent.Callable;
             + "(one event-loop thread unless --threads), blocking-platform and blocking-virtual (a thread per "
             + "connection, seed 004).",
         "",
-        "Without a subcommand it runs the default suite (about 5 minutes on 2 cores): echo 500 conns × 128 B × 1, "
-            + "rpc-backend 32 conns × 1000 streams × 32 msgs × 128 B, single-stream 1 KiB with a 16384-message "
-            + "window; all six servers, 2 rounds, 3 s measured after a warm-up of 2-6 s (until the server's JIT "
-            + "compiler threads are quiet).",
+        "Without a subcommand it runs the default suite (about 6 minutes on 2 cores): echo 500 conns × 128 B at a "
+            + "fixed 20k msgs/s (open loop: every server does the same work, so CPU per message and latency compare "
+            + "directly), echo 500 conns × 128 B × 1 at saturation (closed loop), rpc-backend 32 conns × 1000 "
+            + "streams × 32 msgs × 128 B, single-stream 1 KiB with a 16384-message window; all six servers, 2 "
+            + "rounds, 3 s measured after a warm-up of 2-6 s (until the server's JIT compiler threads are quiet).",
         "",
         "Each run: a fresh server pinned to CPU 1 (when there are 2 cores), the load generator on CPU 0, warm-up, "
             + "then a measured window (the server's JIT compiler threads are counted apart from its CPU per message); "
@@ -98,6 +99,9 @@ public final class Lab implements Callable<Integer> {
         }
     }
 
+    /** The default suite's fixed echo load, msgs/s: below every server's capacity on two shared cores. */
+    static final double DEFAULT_FIXED_RATE = 20_000;
+
     @Mixin
     Common common;
 
@@ -120,6 +124,9 @@ public final class Lab implements Callable<Integer> {
     public Integer call() throws Exception {
         Experiment.Settings s = common.settings();
         List<Experiment> suite = List.of(
+            // the verdict first at the same work for all (a fixed offered load below every server's capacity),
+            // then at saturation
+            Workloads.echo(s, 500, 128, 1, DEFAULT_FIXED_RATE),
             Workloads.echo(s, 500, 128, 1, 0),
             Workloads.rpcBackend(s, 32, 1000, 32, 128),
             Workloads.singleStream(s, 1024, 16384));

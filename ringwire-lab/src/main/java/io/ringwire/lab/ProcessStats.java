@@ -73,4 +73,26 @@ public final class ProcessStats {
         }
         return -1;
     }
+
+    /** @return busy CPU seconds of the whole machine since boot (all but idle and iowait; steal left out), or NaN */
+    public static double machineBusySeconds() {
+        try {
+            return parseMachineBusyTicks(Files.readString(Path.of("/proc/stat"))) / TICKS_PER_SECOND;
+        } catch (IOException e) {
+            return Double.NaN;
+        }
+    }
+
+    /** @return user + nice + system + irq + softirq ticks of the aggregate {@code cpu} line of /proc/stat */
+    static long parseMachineBusyTicks(String stat) {
+        for (String line : stat.lines().toList()) {
+            if (line.startsWith("cpu ")) {
+                String[] f = line.trim().split("\\s+");
+                // cpu user nice system idle iowait irq softirq steal guest guest_nice
+                return Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3]) + Long.parseLong(f[6])
+                    + Long.parseLong(f[7]);
+            }
+        }
+        throw new IllegalArgumentException("no aggregate cpu line in /proc/stat");
+    }
 }

@@ -36,6 +36,8 @@ package io.ringwire.lab;
  * @param loopIterations  Ringwire only: event-loop iterations in the window
  * @param mismatches      echoed bytes that differed from what was sent
  * @param errors          connection errors or failed requests
+ * @param foreignCores    CPU used during the window by processes other than the server and the lab (other work
+ *                        on a shared machine), in cores; above {@link #CONTAMINATED_CORES} the run is flagged
  */
 public record RunResult(String workload, String variant, String server, int round, double warmupSeconds, double rate,
                         double offeredRate,
@@ -44,5 +46,12 @@ public record RunResult(String workload, String variant, String server, int roun
                         double jitUtil, double loadgenUtil, double peakRssMiB, double nonHeapMiB, double heapPeakMiB,
                         double directPeakMiB, double gcCount, double gcMillis, double allocBytesPerMsg,
                         double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, double bufferRingEmpty,
-                        double loopIterations, long mismatches, long errors) {
+                        double loopIterations, long mismatches, long errors, double foreignCores) {
+    /** Foreign CPU load above which a run's figures are not trusted. */
+    public static final double CONTAMINATED_CORES = 0.2;
+
+    /** @return whether other processes used enough CPU during the window to disturb it */
+    public boolean contaminated() {
+        return foreignCores > CONTAMINATED_CORES;
+    }
 }

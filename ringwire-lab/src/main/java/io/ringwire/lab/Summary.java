@@ -14,8 +14,11 @@ import java.util.function.ToDoubleFunction;
  * @param workload the workload's name
  * @param variant  its parameters
  * @param rows     one per server, in the order servers first ran
+ * @param contaminatedRuns runs during which other processes used more than {@link RunResult#CONTAMINATED_CORES}
+ * @param totalRuns every run
  */
-public record Summary(String workload, String variant, List<Summary.Row> rows) {
+public record Summary(String workload, String variant, List<Summary.Row> rows, int contaminatedRuns,
+                      int totalRuns) {
     /** The baseline every ratio is taken against. */
     static final String BASELINE = Competitor.NETTY_EPOLL.label();
 
@@ -87,7 +90,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows) {
                 rs.stream().mapToLong(RunResult::mismatches).sum(), rs.stream().mapToLong(RunResult::errors).sum(),
                 cpuRuns));
         }
-        return new Summary(runs.get(0).workload(), runs.get(0).variant(), rows);
+        return new Summary(runs.get(0).workload(), runs.get(0).variant(), rows,
+            (int) runs.stream().filter(RunResult::contaminated).count(), runs.size());
     }
 
     /** @return the figure of every run that has it */
@@ -181,6 +185,13 @@ public record Summary(String workload, String variant, List<Summary.Row> rows) {
         if (openLoop()) {
             b.append(String.format(Locale.ROOT, "at %s msgs/s offered, %s spends the least server CPU (%.2f µs/msg, "
                 + "%.2f cores)", compact(best.offeredRate()), best.server(), best.cpuUsPerMsg(), best.serverUtil()));
+            double lag = rows.stream().mapToDouble(Row::sendLagP99Us).filter(x -> !Double.isNaN(x)).max()
+                .orElse(Double.NaN);
+            if (!Double.isNaN(lag)) {
+                b.append(String.format(Locale.ROOT, "; the generator kept its schedule within %,.0f µs (p99 lateness, "
+                    + "worst server)%s", lag, lag > 1000 ? ": it fell behind, so the load was not the same for all"
+                    : ""));
+            }
         } else {
             b.append(String.format(Locale.ROOT, "%s spends the least server CPU per message (%.2f µs)", best.server(),
                 best.cpuUsPerMsg()));
@@ -206,6 +217,11 @@ public record Summary(String workload, String variant, List<Summary.Row> rows) {
         if (loadgenBound) {
             b.append("; the load generator used ≥ 0.9 of its core, so rates are partly its limit (CPU/msg still "
                 + "compares)");
+        }
+        if (contaminatedRuns > 0) {
+            b.append(String.format(Locale.ROOT, "; %d of %d runs had other processes using > %.1f cores of the "
+                + "machine during the window: rerun on a quiet machine before trusting them", contaminatedRuns,
+                totalRuns, RunResult.CONTAMINATED_CORES));
         }
         if (bad > 0) {
             b.append("; FAILED: ").append(bad).append(" mismatched bytes or errors");

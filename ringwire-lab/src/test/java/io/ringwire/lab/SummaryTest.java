@@ -16,7 +16,7 @@ class SummaryTest {
         double nan = Double.NaN;
         return new RunResult(workload, "v", server, round, 2.0, rate, nan, 10, 20, 30, 40, nan, nan, nan, cpuUsPerMsg,
             0.9, 0.01, 0.5, 100, 80, heap, 1, 0, 0, 64, server.equals("ringwire") ? 8 : nan, nan, nan, nan, nan,
-            mismatches, 0);
+            mismatches, 0, 0.01);
     }
 
     @Test
@@ -135,6 +135,23 @@ class SummaryTest {
             """;
         assertEquals(435115 - 387072, ServerStats.parseNonHeapKiB(nmt));
         assertTrue(Double.isNaN(ServerStats.parseNonHeapKiB("Native memory tracking is not enabled")));
+    }
+
+    @Test
+    void shouldReadTheMachineBusyTimeWithoutIdleIowaitOrSteal() {
+        String stat = "cpu  100 2 30 5000 40 6 7 80 0 0\ncpu0 50 1 15 2500 20 3 3 40 0 0\n";
+        assertEquals(100 + 2 + 30 + 6 + 7, ProcessStats.parseMachineBusyTicks(stat));
+        assertTrue(ProcessStats.machineBusySeconds() > 0);
+    }
+
+    @Test
+    void shouldFlagRunsWithForeignLoad() {
+        RunResult quiet = run("echo", "ringwire", 1, 100, 5, 1, 0);
+        assertTrue(!quiet.contaminated());
+        Summary s = Summary.of(List.of(quiet, new RunResult("echo", "v", "netty-epoll", 1, 2, 100, Double.NaN, 1, 1,
+            1, 1, Double.NaN, Double.NaN, Double.NaN, 6, 1, 0, 1, 1, 1, 1, 1, 0, 0, 64, Double.NaN, Double.NaN,
+            Double.NaN, Double.NaN, Double.NaN, 0, 0, 0.5))).get(0);
+        assertTrue(s.verdict().contains("1 of 2 runs had other processes using > 0.2 cores"), s.verdict());
     }
 
     @Test
