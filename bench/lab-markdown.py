@@ -21,13 +21,15 @@ def main(path):
         open_loop = any(r["offeredRate"] is not None for r in s["rows"])
         print(f"### {s['workload']} · {s['variant']}\n")
         print(f"| server | runs | {'answers/s' if open_loop else 'msgs/s'} | min-max | × epoll | p50 µs | p99 µs "
-              "| CPU µs/msg | CPU × epoll | server cores | JIT cores | loadgen cores | RSS MiB | non-heap MiB | heap MiB "
+              "| CPU µs/msg | CPU min-max | CPU × epoll (95 % interval) | server cores | JIT cores | loadgen cores | RSS MiB | non-heap MiB | heap MiB "
               "| GCs | alloc B/msg | SQEs/enter | bad |")
-        print("|---|" + "---:|" * 18)
+        print("|---|" + "---:|" * 19)
         for r in s["rows"]:
             print(f"| {r['server']} | {r['runs']} | {fmt(r['rate'])} | {fmt(r['rateMin'])}-{fmt(r['rateMax'])} "
                   f"| {fmt(r['rateVsEpoll'], 2)} | {fmt(r['p50Us'])} | {fmt(r['p99Us'])} | {fmt(r['cpuUsPerMsg'], 2)} "
-                  f"| {fmt(r['cpuVsEpoll'], 2)} | {fmt(r['serverUtil'], 2)} | {fmt(r['jitUtil'], 2)} "
+                  f"| {fmt(r.get('cpuMin'), 2)}-{fmt(r.get('cpuMax'), 2)} "
+                  f"| {fmt(r['cpuVsEpoll'], 2)} ({fmt(r.get('cpuVsEpollLow'), 2)}-{fmt(r.get('cpuVsEpollHigh'), 2)}) "
+                  f"| {fmt(r['serverUtil'], 2)} | {fmt(r['jitUtil'], 2)} "
                   f"| {fmt(r['loadgenUtil'], 2)} | {fmt(r['peakRssMiB'])} | {fmt(r.get('nonHeapMiB'))} | {fmt(r['heapPeakMiB'])} "
                   f"| {fmt(r['gcCount'])} | {fmt(r.get('allocBytesPerMsg'))} | {fmt(r['sqesPerEnter'], 1)} | {r['mismatches'] + r['errors']} |")
         print()
@@ -36,8 +38,11 @@ def main(path):
     cm = d.get("costModel")
     if cm:
         c = cm["costs"]
-        print(f"\nCost model: s = {c['s']:.0f} ns, w = {c['w']:.0f} ns, t = {c['t']:.0f} ns "
-              f"(epoll s + w = {c['s'] + c['w']:.0f} ns)\n")
+        epoll = None if c['s'] is None or c['w'] is None else c['s'] + c['w']
+        print(f"\nCost model: s = {fmt(c['s'])} ns, w = {fmt(c['w'])} ns, t = {fmt(c['t'])} ns "
+              f"(epoll s + w = {fmt(epoll)} ns)\n")
+        for caveat in c.get("caveats") or []:
+            print(f"- {caveat}")
         print("| n | seed (t+s)/n ns | s/n + t ns | measured per SEND ns | measured / epoll |")
         print("|---:|---:|---:|---:|---:|")
         for n, m in zip(cm["batches"], c["perOpAtN"]):
