@@ -88,11 +88,9 @@ final class Compare {
         if (newer.isEmpty() || older.isEmpty()) {
             return "-";
         }
-        double ratio = Stats.median(newer) / Stats.median(older);
-        double[] i = Stats.ratioInterval(newer, older);
-        int m = Stats.measurable(newer, older);
-        String judged = newer.size() < 2 || older.size() < 2 ? "1 run: can't tell"
-            : m == 0 ? "no measurable change" : m < 0 ? "measurably " + less : "measurably " + more;
-        return String.format(Locale.ROOT, "%.2f (%.2f-%.2f) %s", ratio, i[0], i[1], judged);
+        Stats.Comparison c = Stats.Comparison.of(newer, older);
+        String judged = !c.enoughRuns() ? "1 run: can't tell" : c.measurable() == 0 ? "no measurable change"
+            : c.measurable() < 0 ? "measurably " + less : "measurably " + more;
+        return String.format(Locale.ROOT, "%.2f (%.2f-%.2f) %s", c.ratio(), c.low(), c.high(), judged);
     }
 }

@@ -75,11 +75,10 @@ final class HtmlReport {
             for (int w = 0; w < withRingwire.size(); w++) {
                 Summary.Row a = withRingwire.get(w).row(rw);
                 Summary.Row other = withRingwire.get(w).row(others.get(o));
-                double[] interval = other == null ? new double[] {Double.NaN, Double.NaN}
-                    : Stats.ratioInterval(a.cpuRuns(), other.cpuRuns());
-                ratio[o][w] = other == null ? Double.NaN : a.cpuUsPerMsg() / other.cpuUsPerMsg();
-                low[o][w] = interval[0];
-                high[o][w] = interval[1];
+                Stats.Comparison c = Stats.Comparison.of(a.cpuRuns(), other == null ? List.of() : other.cpuRuns());
+                ratio[o][w] = c.ratio();
+                low[o][w] = c.low();
+                high[o][w] = c.high();
             }
         }
         b.append("<section class=\"overview\"><h2>At a glance: Ringwire's server CPU per message over each "

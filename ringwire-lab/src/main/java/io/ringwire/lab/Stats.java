@@ -19,9 +19,7 @@ public final class Stats {
         if (values.isEmpty()) {
             throw new IllegalArgumentException("median of nothing");
         }
-        double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        int n = v.length;
-        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        return median(values.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     /**
@@ -81,6 +79,28 @@ public final class Stats {
         Arrays.sort(s);
         int n = s.length;
         return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
+
+    /**
+     * One server's runs against another's: what a verdict, the report's overview and {@code lab compare} all say.
+     *
+     * @param ratio      median(a) / median(b)
+     * @param low        the 95 % interval's start ({@link #ratioInterval})
+     * @param high       its end
+     * @param measurable -1, 0 or 1 as {@link #measurable}
+     * @param enoughRuns whether both sides had at least two runs
+     */
+    public record Comparison(double ratio, double low, double high, int measurable, boolean enoughRuns) {
+        /**
+         * @param a the numerator's runs
+         * @param b the denominator's runs
+         * @return the comparison; NaN figures when a side has no run
+         */
+        public static Comparison of(List<Double> a, List<Double> b) {
+            double ratio = a.isEmpty() || b.isEmpty() ? Double.NaN : median(a) / median(b);
+            double[] i = ratioInterval(a, b);
+            return new Comparison(ratio, i[0], i[1], Stats.measurable(a, b), a.size() >= 2 && b.size() >= 2);
+        }
     }
 
     /**

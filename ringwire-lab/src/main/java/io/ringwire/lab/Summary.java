@@ -158,17 +158,15 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
      * @return "a 0.92× b's CPU/msg (95 % interval 0.85-1.01): no measurable difference", or which is lower
      */
     static String compareCpu(Row a, Row b) {
-        double ratio = a.cpuUsPerMsg() / b.cpuUsPerMsg();
-        if (Double.isNaN(ratio)) {
+        Stats.Comparison c = Stats.Comparison.of(a.cpuRuns(), b.cpuRuns());
+        if (Double.isNaN(c.ratio())) {
             return a.server() + " vs " + b.server() + ": no CPU figure";
         }
-        double[] interval = Stats.ratioInterval(a.cpuRuns(), b.cpuRuns());
-        int m = Stats.measurable(a.cpuRuns(), b.cpuRuns());
-        String judged = a.cpuRuns().size() < 2 || b.cpuRuns().size() < 2 ? "one run on a side: cannot tell"
-            : m == 0 ? "runs overlap: no measurable difference"
-            : m < 0 ? a.server() + " measurably lower" : a.server() + " measurably higher";
-        return String.format(Locale.ROOT, "%s %.2f× %s's CPU/msg (95 %% interval %.2f-%.2f, %s)", a.server(), ratio,
-            b.server(), interval[0], interval[1], judged);
+        String judged = !c.enoughRuns() ? "one run on a side: cannot tell"
+            : c.measurable() == 0 ? "runs overlap: no measurable difference"
+            : c.measurable() < 0 ? a.server() + " measurably lower" : a.server() + " measurably higher";
+        return String.format(Locale.ROOT, "%s %.2f× %s's CPU/msg (95 %% interval %.2f-%.2f, %s)", a.server(),
+            c.ratio(), b.server(), c.low(), c.high(), judged);
     }
 
     /** @return one sentence: who spent least, how Ringwire compares with epoll, and anything that went wrong */
