@@ -25,9 +25,10 @@ final class Experiment {
      * @param seconds       the measured window
      * @param threads       event-loop threads of the Netty servers
      * @param jvm           the JVM flags every server gets
+     * @param generator     how the lab's load generator does its I/O
      */
     record Settings(List<Competitor> servers, int rounds, double warmupSeconds, double maxWarmupSeconds,
-                    double seconds, int threads, ServerJvm jvm) {
+                    double seconds, int threads, ServerJvm jvm, LoadGenerator.Engine generator) {
         Settings {
             if (servers.isEmpty() || rounds < 1 || warmupSeconds < 0 || seconds <= 0 || threads < 1) {
                 throw new IllegalArgumentException(
@@ -35,10 +36,11 @@ final class Experiment {
             }
         }
 
-        /** Settings with the default server JVM flags. */
+        /** Settings with the default server JVM flags and the best load generator this kernel allows. */
         Settings(List<Competitor> servers, int rounds, double warmupSeconds, double maxWarmupSeconds,
                  double seconds, int threads) {
-            this(servers, rounds, warmupSeconds, maxWarmupSeconds, seconds, threads, ServerJvm.DEFAULT);
+            this(servers, rounds, warmupSeconds, maxWarmupSeconds, seconds, threads, ServerJvm.DEFAULT,
+                LoadGenerator.Engine.best());
         }
 
         /** @return runs it makes per experiment */
@@ -174,7 +176,7 @@ final class Experiment {
 
     /** @return a driver running the lab's own generator with {@code config} */
     static Driver generator(LoadGenerator.Config config, Settings settings) {
-        return (target, warmup, edge) -> Measurement.of(new LoadGenerator(target, config)
+        return (target, warmup, edge) -> Measurement.of(new LoadGenerator(target, config, settings.generator())
             .run(warmup::over, settings.seconds(), edge), config.openLoop());
     }
 }

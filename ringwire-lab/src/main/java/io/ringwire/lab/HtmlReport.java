@@ -97,7 +97,7 @@ final class HtmlReport {
             .append("</h2>\n<p class=\"verdict").append(bad ? " bad" : "").append("\">")
             .append(Html.escape(verdict)).append("</p>\n");
         String[] head = {"server", "runs", s.openLoop() ? "answers/s" : "msgs/s", "min", "max", "×epoll", "p50 µs",
-            "p99 µs", "p99.9 µs", "CPU µs/msg", "×epoll", "server cores", "JIT cores", "loadgen cores", "RSS MiB",
+            "p99 µs", "p99.9 µs", "CPU µs/msg", "×epoll", "server cores", "JIT cores", "loadgen cores", "limit", "RSS MiB",
             "non-heap MiB", "heap MiB", "direct MiB", "GCs", "GC ms", "alloc B/msg", "SQEs/enter", "iovecs/write",
             "bytes/recv", "mismatches", "errors"};
         b.append("<div class=\"scroll\"><table class=\"results\"><tr>");
@@ -116,6 +116,9 @@ final class HtmlReport {
             for (int i = 0; i < v.length; i++) {
                 boolean count = i == 0 || i >= v.length - 2; // runs, mismatches, errors
                 b.append("<td>").append(count ? Long.toString((long) v[i]) : Html.pretty(v[i])).append("</td>");
+                if (i == 12) { // after the generator's cores: which side set the pace
+                    b.append("<td>").append(Html.escape(r.limit())).append("</td>");
+                }
             }
             b.append("</tr>\n");
         }

@@ -88,6 +88,17 @@ public final class Lab implements Callable<Integer> {
                 + "server with -Dio.netty.noUnsafe=true instead (default: ${DEFAULT-VALUE})")
         boolean nettyUnsafe;
 
+        @Option(names = "--generator", defaultValue = "best", paramLabel = "io_uring|nio",
+            description = "how the lab's load generator does its I/O: io_uring (one ring, multishot receives, batched "
+                + "sends, one io_uring_enter per iteration: the cheaper, so the server saturates first) or nio (one "
+                + "selector, a read and a write call per connection); 'best' is io_uring where the kernel has it "
+                + "(default: ${DEFAULT-VALUE})")
+        String generator;
+
+        LoadGenerator.Engine engine() {
+            return generator.equals("best") ? LoadGenerator.Engine.best() : LoadGenerator.Engine.of(generator);
+        }
+
         Experiment.Settings settings() {
             return settings(servers == null ? Arrays.asList(Competitor.values())
                 : servers.stream().map(Competitor::of).toList());
@@ -95,7 +106,7 @@ public final class Lab implements Callable<Integer> {
 
         Experiment.Settings settings(List<Competitor> list) {
             return new Experiment.Settings(list, rounds, warmup, maxWarmup, seconds, threads,
-                new ServerJvm(nettyUnsafe));
+                new ServerJvm(nettyUnsafe), engine());
         }
     }
 
@@ -157,7 +168,7 @@ public final class Lab implements Callable<Integer> {
                 .orElse(null);
             model = CostModel.Report.of(costs, echo);
         }
-        LabReport report = LabReport.of(command, common.settings().jvm(), notes, runs, model);
+        LabReport report = LabReport.of(command, common.settings().jvm(), common.engine(), notes, runs, model);
         System.out.print(report.text());
         for (Path p : report.write(common.out)) {
             System.out.println("wrote " + p.toAbsolutePath());

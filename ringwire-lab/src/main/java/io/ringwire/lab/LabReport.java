@@ -35,16 +35,20 @@ public record LabReport(String command, Map<String, String> machine, List<String
     /**
      * @param command   the command line
      * @param jvm       the servers' JVM flags
+     * @param generator how the lab's load generator did its I/O
      * @param notes     lines worth reading
      * @param runs      every run
      * @param costModel or null
      * @return the report with summaries and verdicts worked out
      */
-    static LabReport of(String command, ServerJvm jvm, List<String> notes, List<RunResult> runs,
-                        CostModel.Report costModel) {
+    static LabReport of(String command, ServerJvm jvm, LoadGenerator.Engine generator, List<String> notes,
+                        List<RunResult> runs, CostModel.Report costModel) {
         List<Summary> summaries = Summary.of(runs);
         Map<String, String> machine = describeMachine();
         machine.put("server JVM flags", jvm.describe());
+        machine.put("load generator", generator.label() + (generator == LoadGenerator.Engine.IO_URING
+            ? ": one io_uring (multishot RECV into a buffer ring, batched SENDs, one enter per iteration)"
+            : ": one NIO selector (a read and a write call per connection)") + ", one thread");
         return new LabReport(command, machine, List.copyOf(notes), summaries,
             summaries.stream().map(Summary::verdict).toList(), List.copyOf(runs), costModel);
     }
@@ -97,6 +101,10 @@ public record LabReport(String command, Map<String, String> machine, List<String
         String flags = machine.get("server JVM flags");
         if (flags != null) {
             b.append("every server ran with: ").append(flags).append('\n');
+        }
+        String generator = machine.get("load generator");
+        if (generator != null) {
+            b.append("load generator: ").append(generator).append('\n');
         }
         return b.toString();
     }

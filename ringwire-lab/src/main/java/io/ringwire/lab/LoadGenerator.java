@@ -1,10 +1,25 @@
 package io.ringwire.lab;
 
+import io.ringwire.uring.BufferRing;
+import io.ringwire.uring.Errno;
+import io.ringwire.uring.IoUring;
+import io.ringwire.uring.IoUringConstants;
+import io.ringwire.uring.IoUringCqe;
+import io.ringwire.uring.IoUringProbe;
+import io.ringwire.uring.Libc;
+import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.SockAddr;
+import io.ringwire.uring.SocketConstants;
+import io.ringwire.uring.Sockets;
+import io.ringwire.uring.SubmissionQueue;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -15,10 +30,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.BooleanSupplier;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
- * The lab's load generator for every socket workload: one thread, one NIO selector, many connections, messages that
- * are length-prefixed frames. The echo server returns the bytes as they come, the frame server frame by frame; either
+ * The lab's load generator for every socket workload: one thread, many connections, messages that are
+ * length-prefixed frames. The echo server returns the bytes as they come, the frame server frame by frame; either
  * way each connection's answers come back in order, and every byte is checked.
  *
  * <p>Frame layout (big-endian): {@code [length of the rest: 4][stream: 4][seq: 4][payload]}, {@code size} bytes in
@@ -37,6 +55,12 @@ import java.util.List;
  *   connections, in batches of {@code batch} per connection, whatever the answers do; latency runs from the scheduled
  *   send time, so a stalled server cannot hide its stall (no coordinated omission).</li>
  * </ul>
+ *
+ * <p>Two ways to do the I/O ({@link Engine}), the same frames and checks: {@link Engine#IO_URING} (the default where
+ * the kernel has it) drives every connection through one io_uring of the project's binding: a multishot RECV per
+ * connection into a shared provided buffer ring, one SEND per connection with bytes to go, and one
+ * {@code io_uring_enter} per iteration carrying all of them, so the generator costs less per message than the server
+ * it loads; {@link Engine#NIO} is one NIO selector with a read and a write system call per connection and wake-up.
  */
 public final class LoadGenerator {
     /** Bytes of the frame header: length, stream, sequence. */
@@ -100,10 +124,49 @@ public final class LoadGenerator {
         }
     }
 
+    /** How the generator does its I/O. */
+    public enum Engine {
+        /** One io_uring through the project's binding: multishot RECV into a buffer ring, batched SENDs. */
+        IO_URING("io_uring"),
+        /** One NIO selector: a read and a write system call per connection and wake-up. */
+        NIO("nio");
+
+        private final String label;
+
+        Engine(String label) {
+            this.label = label;
+        }
+
+        /** @return the name the command line and the results use */
+        public String label() {
+            return label;
+        }
+
+        /**
+         * @param name {@code io_uring} or {@code nio}
+         * @return that engine
+         */
+        public static Engine of(String name) {
+            for (Engine e : values()) {
+                if (e.label.equalsIgnoreCase(name)) {
+                    return e;
+                }
+            }
+            throw new IllegalArgumentException("unknown load generator '" + name + "': io_uring or nio");
+        }
+
+        /** @return io_uring when this kernel has what the generator needs (multishot RECV, buffer rings), else NIO */
+        public static Engine best() {
+            IoUringProbe p = IoUringProbe.get();
+            return p.isAvailable() && p.missingForRingwire().isEmpty() ? IO_URING : NIO;
+        }
+    }
+
     private static final int PATTERN_SPAN = 256;
 
     private final InetSocketAddress server;
     private final Config config;
+    private final Engine engine;
     private final byte[] pattern;
     private final int payload;
 
@@ -112,11 +175,21 @@ public final class LoadGenerator {
      * @param config what to generate
      */
     public LoadGenerator(InetSocketAddress server, Config config) {
+        this(server, config, Engine.NIO);
+    }
+
+    /**
+     * @param server where to connect: a loopback address, nothing else
+     * @param config what to generate
+     * @param engine how to do the I/O
+     */
+    public LoadGenerator(InetSocketAddress server, Config config, Engine engine) {
         if (server.getAddress() == null || !server.getAddress().isLoopbackAddress()) {
             throw new IllegalArgumentException("the lab only loads loopback addresses: " + server);
         }
         this.server = server;
         this.config = config;
+        this.engine = engine;
         this.payload = config.size() - HEADER;
         this.pattern = new byte[payload + PATTERN_SPAN];
         long x = 0x9E3779B97F4A7C15L;
@@ -178,21 +251,30 @@ public final class LoadGenerator {
         }
     }
 
+    /** One connection: what it has to send, what came back and is not yet checked, what it waits for. */
     private final class Conn {
         final int id;
-        final SocketChannel ch;
         ByteBuffer out;
         final ByteBuffer in;
         final InFlight inFlight = new InFlight();
         int nextSeq;
         int nextStream;
-        SelectionKey key;
         boolean dirty;
         boolean queued;
+        boolean lost;
+        // NIO
+        SocketChannel ch;
+        SelectionKey key;
+        // io_uring
+        int fd = -1;
+        MemorySegment staging;
+        boolean sending;
+        boolean receiving;
+        int stagedLength;
+        int stagedSent;
 
-        Conn(int id, SocketChannel ch) {
+        Conn(int id) {
             this.id = id;
-            this.ch = ch;
             // a closed loop never has more than size × window bytes outstanding; 10,000 connections must stay cheap
             int inFlightBytes = config.openLoop() ? config.size() * config.batch() * 4
                 : (int) Math.min(1 << 24, (long) config.size() * config.window());
@@ -223,6 +305,166 @@ public final class LoadGenerator {
     }
 
     /**
+     * What every engine shares: the connections' frames, the window, the open-loop schedule, the checks and the
+     * figures. An engine moves bytes; this decides what they are and counts what came back.
+     */
+    private final class Session {
+        final List<Conn> all = new ArrayList<>(config.conns());
+        final Histogram latency = new Histogram(60_000_000_000L, 3);
+        final Histogram streamTimes = new Histogram(600_000_000_000L, 3);
+        final Histogram lag = new Histogram(60_000_000_000L, 3);
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        final BooleanSupplier warmupOver;
+        final double seconds;
+        final Runnable onWindow;
+        final double nanosPerMessage = config.openLoop() ? 1e9 / config.rate() : 0;
+        long mismatches;
+        long errors;
+        long start;
+        long windowEnd = Long.MAX_VALUE;
+        boolean inWindow;
+        long messages;
+        long streams;
+        long sentInWindow;
+        long cpuStart;
+        long scheduled;          // open loop: messages whose send time has come
+        Result result;
+
+        Session(BooleanSupplier warmupOver, double seconds, Runnable onWindow) {
+            this.warmupOver = warmupOver;
+            this.seconds = seconds;
+            this.onWindow = onWindow;
+        }
+
+        /** Closed loop: fills every connection's window; call once connected. */
+        void begin() {
+            start = System.nanoTime();
+            if (config.openLoop()) {
+                return;
+            }
+            for (Conn c : all) {
+                for (int w = 0; w < config.window(); w++) {
+                    if (config.messagesPerStream() > 0) {
+                        c.send(++c.nextStream, 0, start, start);
+                    } else {
+                        c.send(1, c.nextSeq++, start, start);
+                    }
+                }
+            }
+        }
+
+        /** Opens the window when the warm-up is over, closes it when its time is up; true once it closed. */
+        boolean tick(long now) {
+            if (!inWindow && warmupOver.getAsBoolean()) {
+                inWindow = true;
+                windowEnd = now + (long) (seconds * 1e9);
+                onWindow.run();
+                cpuStart = threads.getCurrentThreadCpuTime();
+                latency.reset();
+                streamTimes.reset();
+                lag.reset();
+                messages = 0;
+                streams = 0;
+                sentInWindow = 0;
+            }
+            if (now < windowEnd) {
+                return false;
+            }
+            onWindow.run();
+            double cpu = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
+            result = new Result(messages, streams, sentInWindow, seconds, latency, streamTimes, lag, mismatches,
+                errors, cpu);
+            return true;
+        }
+
+        /**
+         * Open loop: queues every message whose time has come, in batches of {@code batch} to one connection, and
+         * hands each connection that got one to {@code dirty} once.
+         *
+         * @return nanoseconds until the next message is due
+         */
+        long schedule(long now, java.util.function.Consumer<Conn> dirty) {
+            long due = ((long) ((now - start) / (nanosPerMessage * config.batch())) + 1) * config.batch();
+            while (scheduled < due) {
+                long event = scheduled / config.batch();
+                long at = start + (long) (scheduled * nanosPerMessage);
+                Conn c = all.get((int) (event % all.size()));
+                int stream = (int) ((event / all.size()) % config.streamsPerConn()) + 1;
+                for (int b = 0; b < config.batch(); b++) {
+                    c.send(stream, c.nextSeq++, at, at);
+                }
+                if (inWindow) {
+                    lag.recordValue(Math.max(0, now - at));
+                    sentInWindow += config.batch();
+                }
+                if (!c.queued && !c.lost) {
+                    c.queued = true;
+                    dirty.accept(c);
+                }
+                scheduled += config.batch();
+            }
+            return start + (long) (scheduled * nanosPerMessage) - System.nanoTime();
+        }
+
+        /**
+         * Checks every whole answer in {@code c.in} against the oldest frame in flight, counts it, sends the next
+         * (closed loop), and keeps a partial answer for later.
+         *
+         * @param t when the bytes arrived
+         */
+        void answers(Conn c, long t) {
+            byte[] a = c.in.array();
+            int end = c.in.position();
+            int pos = 0;
+            int size = config.size();
+            while (end - pos >= size) {
+                InFlight f = c.inFlight;
+                if (f.count == 0) {
+                    mismatches += size;   // an answer nobody asked for
+                    pos += size;
+                    continue;
+                }
+                int slot = f.head;
+                int stream = f.stream[slot];
+                int seq = f.seq[slot];
+                long sentAt = f.sentAt[slot];
+                long streamStart = f.streamStart[slot];
+                f.head = (f.head + 1) & f.mask();
+                f.count--;
+                mismatches += check(a, pos, c.id, stream, seq);
+                pos += size;
+                if (inWindow) {
+                    latency.recordValue(Math.max(1, t - sentAt));
+                    messages++;
+                }
+                if (!config.openLoop()) {
+                    if (config.messagesPerStream() == 0) {
+                        c.send(stream, c.nextSeq++, t, t);
+                    } else if (seq + 1 < config.messagesPerStream()) {
+                        c.send(stream, seq + 1, t, streamStart);
+                    } else {
+                        if (inWindow) {
+                            streamTimes.recordValue(Math.max(1, t - streamStart));
+                            streams++;
+                        }
+                        c.send(++c.nextStream, 0, t, t);
+                    }
+                }
+            }
+            System.arraycopy(a, pos, a, 0, end - pos);
+            c.in.position(end - pos);
+        }
+
+        /** A connection that failed or was closed by the server: counted, never used again. */
+        void lose(Conn c) {
+            if (!c.lost) {
+                c.lost = true;
+                errors++;
+            }
+        }
+    }
+
+    /**
      * Connects, runs unmeasured until {@code warmupOver} says so, then measures for {@code seconds}.
      *
      * @param warmupOver    polled in the loop: true once the window may open (JIT warm-up, connections settling)
@@ -231,24 +473,24 @@ public final class LoadGenerator {
      * @return what the window saw
      * @throws IOException if connecting fails
      */
-    public Result run(java.util.function.BooleanSupplier warmupOver, double seconds, Runnable onWindow)
-        throws IOException {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        List<Conn> all = new ArrayList<>(config.conns());
-        Histogram latency = new Histogram(60_000_000_000L, 3);
-        Histogram streamTimes = new Histogram(600_000_000_000L, 3);
-        Histogram lag = new Histogram(60_000_000_000L, 3);
-        long mismatches = 0;
-        long errors = 0;
+    public Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow) throws IOException {
+        Session s = new Session(warmupOver, seconds, onWindow);
+        return engine == Engine.IO_URING ? new UringDriver(s).run() : runNio(s);
+    }
+
+    // ---------------------------------------------------------------------------------------------- NIO
+
+    private Result runNio(Session s) throws IOException {
+        List<Conn> all = s.all;
         try (Selector selector = Selector.open()) {
             for (int i = 0; i < config.conns(); i++) {
                 SocketChannel ch = SocketChannel.open();
-                Conn c;
+                Conn c = new Conn(i);
+                c.ch = ch;
                 try {
                     ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                     ch.connect(server);
                     ch.configureBlocking(false);
-                    c = new Conn(i, ch);
                     c.key = ch.register(selector, SelectionKey.OP_READ, c);
                 } catch (IOException e) {
                     ch.close();
@@ -257,82 +499,28 @@ public final class LoadGenerator {
                 }
                 all.add(c);
             }
-            long start = System.nanoTime();
-            if (!config.openLoop()) {
-                for (Conn c : all) {
-                    for (int w = 0; w < config.window(); w++) {
-                        if (config.messagesPerStream() > 0) {
-                            c.send(++c.nextStream, 0, start, start);
-                        } else {
-                            c.send(1, c.nextSeq++, start, start);
-                        }
-                    }
-                    flush(c);
-                }
+            s.begin();
+            for (Conn c : all) {
+                flushNio(c);
             }
-            long windowEnd = Long.MAX_VALUE;
-            boolean inWindow = false;
-            long messages = 0;
-            long streams = 0;
-            long sentInWindow = 0;
-            long cpuStart = 0;
-            long scheduled = 0;             // open loop: messages whose send time has come
-            double nanosPerMessage = config.openLoop() ? 1e9 / config.rate() : 0;
             List<Conn> dirty = new ArrayList<>();
             for (;;) {
-                long now = System.nanoTime();
-                if (!inWindow && warmupOver.getAsBoolean()) {
-                    inWindow = true;
-                    windowEnd = now + (long) (seconds * 1e9);
-                    onWindow.run();
-                    cpuStart = threads.getCurrentThreadCpuTime();
-                    latency.reset();
-                    streamTimes.reset();
-                    lag.reset();
-                    messages = 0;
-                    streams = 0;
-                    sentInWindow = 0;
-                }
-                if (now >= windowEnd) {
-                    onWindow.run();
-                    double cpu = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
-                    return new Result(messages, streams, sentInWindow, seconds, latency, streamTimes, lag, mismatches,
-                        errors, cpu);
+                if (s.tick(System.nanoTime())) {
+                    return s.result;
                 }
                 long wait = 10_000_000;
                 if (config.openLoop()) {
-                    // every message whose time has come leaves now, in batches of `batch` to one connection
-                    long due = ((long) ((now - start) / (nanosPerMessage * config.batch())) + 1) * config.batch();
-                    while (scheduled < due) {
-                        long event = scheduled / config.batch();
-                        long at = start + (long) (scheduled * nanosPerMessage);
-                        Conn c = all.get((int) (event % all.size()));
-                        int stream = (int) ((event / all.size()) % config.streamsPerConn()) + 1;
-                        for (int b = 0; b < config.batch(); b++) {
-                            c.send(stream, c.nextSeq++, at, at);
-                        }
-                        if (inWindow) {
-                            lag.recordValue(Math.max(0, now - at));
-                            sentInWindow += config.batch();
-                        }
-                        if (!c.queued && c.key.isValid()) {
-                            c.queued = true;
-                            dirty.add(c);
-                        }
-                        scheduled += config.batch();
-                    }
+                    wait = Math.min(wait, s.schedule(System.nanoTime(), dirty::add));
                     for (Conn c : dirty) {
                         c.queued = false;
                         try {
-                            flush(c);
+                            flushNio(c);
                         } catch (IOException e) {
-                            errors++;
+                            s.lose(c);
                             c.key.cancel();
                         }
                     }
                     dirty.clear();
-                    long next = start + (long) (scheduled * nanosPerMessage);
-                    wait = Math.min(wait, next - System.nanoTime());
                 }
                 if (wait > 1_000_000) {
                     selector.select(Math.max(1, (wait - 1_000_000) / 1_000_000));
@@ -346,63 +534,23 @@ public final class LoadGenerator {
                     Conn c = (Conn) k.attachment();
                     try {
                         if (k.isValid() && k.isWritable()) {
-                            flush(c);
+                            flushNio(c);
                         }
                         if (!k.isValid() || !k.isReadable()) {
                             continue;
                         }
                         int n = c.ch.read(c.in);
                         if (n < 0) {
-                            errors++;
+                            s.lose(c);
                             k.cancel();
                             continue;
                         }
-                        long t = System.nanoTime();
-                        byte[] a = c.in.array();
-                        int end = c.in.position();
-                        int pos = 0;
-                        int size = config.size();
-                        while (end - pos >= size) {
-                            InFlight f = c.inFlight;
-                            if (f.count == 0) {
-                                mismatches += size;   // an answer nobody asked for
-                                pos += size;
-                                continue;
-                            }
-                            int slot = f.head;
-                            int stream = f.stream[slot];
-                            int seq = f.seq[slot];
-                            long sentAt = f.sentAt[slot];
-                            long streamStart = f.streamStart[slot];
-                            f.head = (f.head + 1) & f.mask();
-                            f.count--;
-                            mismatches += check(a, pos, c.id, stream, seq);
-                            pos += size;
-                            if (inWindow) {
-                                latency.recordValue(Math.max(1, t - sentAt));
-                                messages++;
-                            }
-                            if (!config.openLoop()) {
-                                if (config.messagesPerStream() == 0) {
-                                    c.send(stream, c.nextSeq++, t, t);
-                                } else if (seq + 1 < config.messagesPerStream()) {
-                                    c.send(stream, seq + 1, t, streamStart);
-                                } else {
-                                    if (inWindow) {
-                                        streamTimes.recordValue(Math.max(1, t - streamStart));
-                                        streams++;
-                                    }
-                                    c.send(++c.nextStream, 0, t, t);
-                                }
-                            }
-                        }
-                        System.arraycopy(a, pos, a, 0, end - pos);
-                        c.in.position(end - pos);
+                        s.answers(c, System.nanoTime());
                         if (c.dirty) {
-                            flush(c);
+                            flushNio(c);
                         }
                     } catch (IOException e) {
-                        errors++;
+                        s.lose(c);
                         k.cancel();
                     }
                 }
@@ -411,6 +559,294 @@ public final class LoadGenerator {
             for (Conn c : all) {
                 c.ch.close();
             }
+        }
+    }
+
+    private static void flushNio(Conn c) throws IOException {
+        c.dirty = false;
+        if (!c.key.isValid()) {
+            return;
+        }
+        c.ch.write(c.out);
+        int ops = c.out.hasRemaining() ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+        if (c.key.interestOps() != ops) {
+            c.key.interestOps(ops);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- io_uring
+
+    /**
+     * The generator on one io_uring: connects through CONNECT SQEs (a bounded number at a time, so the server's
+     * accept backlog is not flooded), then per connection one multishot RECV into a shared provided buffer ring and
+     * at most one SEND in flight (its bytes copied to the connection's native staging space, which stays put until
+     * the completion). Each iteration: one {@code io_uring_enter} that submits every SEND queued since the last and
+     * waits (closed loop: for a completion; open loop: until the next message is due, with the enter's own timeout,
+     * no spinning), then all completions in one batch.
+     */
+    private final class UringDriver {
+        private static final int RECV = 1;
+        private static final int SEND = 2;
+        private static final int CONNECT = 3;
+        private static final int CANCEL = 4;
+        private static final int CONNECTS_IN_FLIGHT = 128;
+
+        private final Session s;
+        private final List<Conn> toFlush = new ArrayList<>();
+        private IoUring ring;
+        private SubmissionQueue sq;
+        private BufferRing buffers;
+        private Arena arena;
+        private long now;
+        private int connecting;
+        private IOException connectFailure;
+        private boolean closing;
+
+        UringDriver(Session s) {
+            this.s = s;
+        }
+
+        Result run() throws IOException {
+            int conns = config.conns();
+            // a buffer per answer's worth of bytes, enough of them that one iteration's completions do not empty
+            // the ring (it is refilled after every batch)
+            long perConn = config.openLoop() ? (long) config.size() * config.batch()
+                : (long) config.size() * config.window();
+            int bufferSize = perConn >= 64 * 1024 ? 16 * 1024 : perConn >= 8 * 1024 ? 8 * 1024 : 2 * 1024;
+            int entries = Math.min(32768, Math.max(1024, Integer.highestOneBit(Math.max(1, conns * 2 - 1)) * 2));
+            while ((long) entries * bufferSize > (64L << 20) && entries > 1024) {
+                entries /= 2;
+            }
+            int cqEntries = Math.min(65536, Math.max(4096, Integer.highestOneBit(conns) * 8));
+            List<Conn> all = s.all;
+            try {
+                ring = IoUring.builder().entries(4096).cqEntries(cqEntries).build();
+                sq = ring.sq();
+                buffers = BufferRing.register(ring, (short) 0, entries, bufferSize);
+                arena = Arena.ofConfined();
+                connectAll();
+                for (Conn c : all) {
+                    armRecv(c);
+                }
+                s.begin();
+                for (Conn c : all) {
+                    flush(c);
+                }
+                for (;;) {
+                    if (s.tick(System.nanoTime())) {
+                        return s.result;
+                    }
+                    long wait = 10_000_000;
+                    if (config.openLoop()) {
+                        wait = Math.min(wait, s.schedule(System.nanoTime(), toFlush::add));
+                        flushQueued();
+                    }
+                    if (ring.cq().ready() > 0 || wait <= 0) {
+                        ring.submitAndWait(0, -1);
+                    } else {
+                        ring.submitAndWait(1, wait);
+                    }
+                    now = System.nanoTime();
+                    reap();
+                    flushQueued();
+                }
+            } catch (NativeIoException e) {
+                throw new IOException("io_uring load generator: " + e.getMessage(), e);
+            } finally {
+                quiesce();
+                for (Conn c : all) {
+                    if (c.fd >= 0) {
+                        Libc.close(c.fd);
+                    }
+                }
+                if (ring != null) {
+                    ring.close(); // the kernel cancels what is still armed before freeing the ring
+                }
+                if (buffers != null) {
+                    buffers.close();
+                }
+                if (arena != null) {
+                    arena.close();
+                }
+            }
+        }
+
+        /**
+         * Cancels every armed RECV and SEND and waits (at most a second) for their last completions, so no receive
+         * can land in buffer memory after it is freed.
+         */
+        private void quiesce() {
+            if (ring == null || buffers == null) {
+                return;
+            }
+            closing = true;
+            sq.prepCancel(0, IoUringConstants.IORING_ASYNC_CANCEL_ANY | IoUringConstants.IORING_ASYNC_CANCEL_ALL,
+                userData(0, CANCEL));
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            while (busy() && System.nanoTime() < deadline) {
+                ring.submitAndWait(1, 50_000_000L);
+                reap();
+            }
+        }
+
+        private boolean busy() {
+            for (Conn c : s.all) {
+                if (c.receiving || c.sending) {
+                    return true;
+                }
+            }
+            return connecting > 0;
+        }
+
+        private void connectAll() throws IOException {
+            boolean ipv6 = server.getAddress() instanceof Inet6Address;
+            MemorySegment sa = arena.allocate(SockAddr.STORAGE_SIZE, 8);
+            int saLength = SockAddr.write(server, sa, ipv6);
+            int family = ipv6 ? SocketConstants.AF_INET6 : SocketConstants.AF_INET;
+            for (int i = 0; i < config.conns(); i++) {
+                Conn c = new Conn(i);
+                s.all.add(c);
+                c.fd = Sockets.open(family, SocketConstants.SOCK_STREAM);
+                Sockets.setInt(c.fd, SocketConstants.IPPROTO_TCP, SocketConstants.TCP_NODELAY, 1);
+                sq.prepConnect(c.fd, sa.address(), saLength, userData(i, CONNECT));
+                connecting++;
+                while (connecting >= CONNECTS_IN_FLIGHT || (i == config.conns() - 1 && connecting > 0)) {
+                    ring.submitAndWait(1, 10_000_000_000L);
+                    reap();
+                    if (connectFailure != null) {
+                        throw connectFailure;
+                    }
+                }
+            }
+        }
+
+        private long userData(int conn, int op) {
+            return (long) conn << 8 | op;
+        }
+
+        private void armRecv(Conn c) {
+            if (!c.lost && !c.receiving) {
+                c.receiving = true;
+                sq.prepRecvMultishot(c.fd, buffers.groupId(), 0, userData(c.id, RECV));
+            }
+        }
+
+        private void reap() {
+            ring.cq().drain(this::complete, Integer.MAX_VALUE);
+            buffers.publish();
+        }
+
+        private void complete(long userData, int res, int flags) {
+            Conn c = s.all.get((int) (userData >>> 8));
+            switch ((int) (userData & 0xff)) {
+                case RECV -> received(c, res, flags);
+                case SEND -> sent(c, res);
+                case CONNECT -> {
+                    connecting--;
+                    if (res < 0 && connectFailure == null) {
+                        connectFailure = new IOException("connection " + (c.id + 1) + " of " + config.conns()
+                            + " to " + server + " failed: " + Errno.name(-res));
+                    }
+                }
+                case CANCEL -> { }
+                default -> throw new IllegalStateException("unexpected completion: user_data=" + userData);
+            }
+        }
+
+        private void received(Conn c, int res, int flags) {
+            if (!IoUringCqe.hasMore(flags)) {
+                c.receiving = false;
+            }
+            if (res > 0 && closing) {
+                buffers.release(IoUringCqe.bufferId(flags), res, flags);
+                return;
+            }
+            if (res > 0) {
+                int bid = IoUringCqe.bufferId(flags);
+                long from = (long) bid * buffers.bufferSize() + buffers.dataOffset(bid);
+                MemorySegment all = buffers.segment();
+                int left = res;
+                while (left > 0) {
+                    int n = Math.min(left, c.in.remaining());
+                    MemorySegment.copy(all, JAVA_BYTE, from, c.in.array(), c.in.position(), n);
+                    c.in.position(c.in.position() + n);
+                    from += n;
+                    left -= n;
+                    s.answers(c, now);
+                }
+                buffers.release(bid, res, flags);
+                queue(c);
+            } else if (res != -Errno.ENOBUFS) {
+                s.lose(c); // the server closed the connection (0), or it failed
+                return;
+            }
+            if (!c.receiving && !closing) {
+                armRecv(c); // the ring ran dry (ENOBUFS) or the kernel ended the multishot: data is still waiting
+            }
+        }
+
+        private void sent(Conn c, int res) {
+            c.sending = false;
+            if (closing) {
+                return;
+            }
+            if (res < 0) {
+                s.lose(c);
+                return;
+            }
+            c.stagedSent += res;
+            if (c.stagedSent < c.stagedLength) {
+                submitStaged(c); // a short write: the rest of the staged bytes, from where it stopped
+                return;
+            }
+            if (c.out.hasRemaining()) {
+                queue(c);
+            }
+        }
+
+        private void queue(Conn c) {
+            if (c.dirty && !c.queued) {
+                c.queued = true;
+                toFlush.add(c);
+            }
+        }
+
+        private void flushQueued() {
+            List<Conn> list = toFlush;
+            for (int i = 0; i < list.size(); i++) {
+                Conn c = list.get(i);
+                c.queued = false;
+                flush(c);
+            }
+            list.clear();
+        }
+
+        /** Stages what {@code c} has to send and queues one SEND for it, unless one is in flight already. */
+        private void flush(Conn c) {
+            if (c.sending || c.lost) {
+                return; // the completion comes back here
+            }
+            c.dirty = false;
+            ByteBuffer out = c.out;
+            int n = out.remaining();
+            if (n == 0) {
+                return;
+            }
+            if (c.staging == null || c.staging.byteSize() < n) {
+                long size = Math.max(n, c.staging == null ? 0 : c.staging.byteSize() * 2);
+                c.staging = arena.allocate(size, 64); // rare: the first send, or a larger backlog than ever
+            }
+            MemorySegment.copy(out.array(), out.position(), c.staging, JAVA_BYTE, 0, n);
+            out.position(out.limit());
+            c.stagedLength = n;
+            c.stagedSent = 0;
+            submitStaged(c);
+        }
+
+        private void submitStaged(Conn c) {
+            c.sending = true;
+            sq.prepSend(c.fd, c.staging.address() + c.stagedSent, c.stagedLength - c.stagedSent,
+                SocketConstants.MSG_NOSIGNAL, userData(c.id, SEND));
         }
     }
 
@@ -434,17 +870,5 @@ public final class LoadGenerator {
 
     private static int getInt(byte[] a, int i) {
         return (a[i] & 0xff) << 24 | (a[i + 1] & 0xff) << 16 | (a[i + 2] & 0xff) << 8 | a[i + 3] & 0xff;
-    }
-
-    private static void flush(Conn c) throws IOException {
-        c.dirty = false;
-        if (!c.key.isValid()) {
-            return;
-        }
-        c.ch.write(c.out);
-        int ops = c.out.hasRemaining() ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
-        if (c.key.interestOps() != ops) {
-            c.key.interestOps(ops);
-        }
     }
 }

@@ -24,7 +24,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
 
     /**
      * Medians of one server's runs (NaN where a figure does not apply); CPU per message also with its min-max, the
-     * 95 % bootstrap interval of its ratio to netty-epoll ({@link Stats#ratioInterval}) and every run's value.
+     * 95 % bootstrap interval of its ratio to netty-epoll ({@link Stats#ratioInterval}) and every run's value;
+     * {@code limit} says which side was saturated ({@link #limit}).
      */
     public record Row(String server, int runs, double rate, double rateMin, double rateMax, double rateVsEpoll,
                       double offeredRate, double p50Us, double p99Us, double p999Us, double streamsPerSec,
@@ -34,7 +35,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                       double directPeakMiB, double gcCount,
                       double gcMillis, double allocBytesPerMsg, double sqesPerEnter, double iovecsPerWrite,
                       double bytesPerRecv,
-                      long mismatches, long errors, List<Double> cpuRuns) {
+                      long mismatches, long errors, List<Double> cpuRuns, String limit) {
         /** @return whether every run was clean */
         public boolean clean() {
             return mismatches == 0 && errors == 0;
@@ -88,10 +89,41 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 median(rs, RunResult::sqesPerEnter),
                 median(rs, RunResult::iovecsPerWrite), median(rs, RunResult::bytesPerRecv),
                 rs.stream().mapToLong(RunResult::mismatches).sum(), rs.stream().mapToLong(RunResult::errors).sum(),
-                cpuRuns));
+                cpuRuns, limit(median(rs, RunResult::serverUtil) + median(rs, RunResult::jitUtil),
+                    median(rs, RunResult::loadgenUtil), !Double.isNaN(median(rs, RunResult::offeredRate)))));
         }
         return new Summary(runs.get(0).workload(), runs.get(0).variant(), rows,
             (int) runs.stream().filter(RunResult::contaminated).count(), runs.size());
+    }
+
+    /** A side using at least this much of its core is taken as saturated. */
+    static final double SATURATED_CORES = 0.9;
+
+    /**
+     * Which side set the pace: "server" or "generator" (that side used ≥ {@value #SATURATED_CORES} of its core),
+     * "both", "neither" (latency-bound: each waited on the other), or "fixed load" (open loop, neither saturated:
+     * the intended case).
+     *
+     * @param serverCores    the server's CPU over the window, JIT compilers included, in cores
+     * @param generatorCores the load generator's, in cores (NaN: not known, e.g. redis-benchmark)
+     * @param openLoop       whether the load was offered at a fixed rate
+     */
+    static String limit(double serverCores, double generatorCores, boolean openLoop) {
+        boolean server = serverCores >= SATURATED_CORES;
+        boolean generator = generatorCores >= SATURATED_CORES;
+        if (server && generator) {
+            return "both";
+        }
+        if (server) {
+            return "server";
+        }
+        if (generator) {
+            return "generator";
+        }
+        if (Double.isNaN(generatorCores)) {
+            return openLoop ? "fixed load" : "?";
+        }
+        return openLoop ? "fixed load" : "neither";
     }
 
     /** @return the figure of every run that has it */
@@ -120,17 +152,17 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         StringBuilder b = new StringBuilder();
         b.append("== ").append(workload).append(" · ").append(variant).append(" ==\n");
         b.append(String.format(Locale.ROOT,
-            "%-18s %4s %11s %13s %6s %8s %8s %8s %6s %5s %5s %5s %6s %6s %6s %5s %6s %5s %4s%n",
+            "%-18s %4s %11s %13s %6s %8s %8s %8s %6s %5s %5s %5s %-10s %6s %6s %6s %5s %6s %5s %4s%n",
             "server", "runs", openLoop() ? "answers/s" : "msgs/s", "min-max", "×ep", "p50 µs", "p99 µs",
-            "CPU µs/m", "×ep", "srv", "jit", "lg", "RSS", "native", "heap", "GCs", "B/msg", "n", "bad"));
+            "CPU µs/m", "×ep", "srv", "jit", "lg", "limit", "RSS", "native", "heap", "GCs", "B/msg", "n", "bad"));
         for (Row r : rows) {
             b.append(String.format(Locale.ROOT,
-                "%-18s %4d %,11.0f %13s %6s %,8.0f %,8.0f %8.2f %6s %5.2f %5.2f %5s %6.0f %6.0f %6.0f %5.0f %6.0f "
-                    + "%5s %4d%n",
+                "%-18s %4d %,11.0f %13s %6s %,8.0f %,8.0f %8.2f %6s %5.2f %5.2f %5s %-10s %6.0f %6.0f %6.0f %5.0f "
+                    + "%6.0f %5s %4d%n",
                 r.server(), r.runs(), r.rate(), compact(r.rateMin()) + "-" + compact(r.rateMax()),
                 ratio(r.rateVsEpoll()),
                 r.p50Us(), r.p99Us(), r.cpuUsPerMsg(), ratio(r.cpuVsEpoll()), r.serverUtil(), r.jitUtil(),
-                Double.isNaN(r.loadgenUtil()) ? "-" : String.format(Locale.ROOT, "%.2f", r.loadgenUtil()),
+                Double.isNaN(r.loadgenUtil()) ? "-" : String.format(Locale.ROOT, "%.2f", r.loadgenUtil()), r.limit(),
                 r.peakRssMiB(), r.nonHeapMiB(), r.heapPeakMiB(), r.gcCount(), r.allocBytesPerMsg(),
                 Double.isNaN(r.sqesPerEnter()) ? "-" : String.format(Locale.ROOT, "%.1f", r.sqesPerEnter()),
                 r.mismatches() + r.errors()));
@@ -211,10 +243,17 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 b.append(String.format(Locale.ROOT, " vs netty-epoll %.0f MiB", ep.heapPeakMiB()));
             }
         }
-        boolean loadgenBound = !openLoop() && rows.stream().anyMatch(r -> r.loadgenUtil() >= 0.9);
-        if (loadgenBound) {
-            b.append("; the load generator used ≥ 0.9 of its core, so rates are partly its limit (CPU/msg still "
-                + "compares)");
+        List<String> generatorBound = rows.stream()
+            .filter(r -> r.limit().equals("generator") || r.limit().equals("both")).map(Row::server).toList();
+        if (!openLoop() && !generatorBound.isEmpty()) {
+            b.append("; the load generator used ≥ 0.9 of its core against ").append(String.join(", ", generatorBound))
+                .append(", so those rates are partly its limit (CPU/msg still compares)");
+        }
+        List<String> notSaturated = rows.stream().filter(r -> r.limit().equals("neither")).map(Row::server)
+            .toList();
+        if (!openLoop() && !notSaturated.isEmpty()) {
+            b.append("; neither side saturated for ").append(String.join(", ", notSaturated))
+                .append(" (each waited on the other: per-wake-up costs weigh more there)");
         }
         if (contaminatedRuns > 0) {
             b.append(String.format(Locale.ROOT, "; %d of %d runs had other processes using > %.1f cores of the "

@@ -20,7 +20,8 @@ class CompareTest {
             SummaryTest.run("echo", "netty-epoll", 1, 1000, 10, 10, 0),
             SummaryTest.run("echo", "netty-epoll", 2, 1000, 11, 10, 0));
         Path d = dir.resolve(name);
-        LabReport.of("./ringwire lab", ServerJvm.DEFAULT, List.of(), runs, null).write(d);
+        LabReport.of("./ringwire lab", ServerJvm.DEFAULT, LoadGenerator.Engine.IO_URING, List.of(), runs, null)
+            .write(d);
         return d.resolve("results.json");
     }
 

@@ -20,6 +20,17 @@ class SummaryTest {
     }
 
     @Test
+    void limitSaysWhichSideWasSaturated() {
+        assertEquals("server", Summary.limit(0.97, 0.80, false));
+        assertEquals("generator", Summary.limit(0.70, 0.95, false));
+        assertEquals("both", Summary.limit(0.95, 0.92, false));
+        assertEquals("neither", Summary.limit(0.50, 0.40, false));
+        assertEquals("fixed load", Summary.limit(0.30, 0.20, true));
+        assertEquals("generator", Summary.limit(0.30, 0.99, true)); // it could not keep its schedule
+        assertEquals("?", Summary.limit(0.50, Double.NaN, false)); // redis-benchmark: its CPU is not known
+    }
+
+    @Test
     void shouldTakeMediansAndRanges() {
         assertEquals(2.0, Stats.median(List.of(3.0, 1.0, 2.0)));
         assertEquals(2.5, Stats.median(List.of(4.0, 1.0, 2.0, 3.0)));

@@ -1,0 +1,148 @@
+package io.ringwire.lab;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Both load-generator engines against small in-process servers: every byte is checked (a server that corrupts one
+ * byte is caught), closed loop, finite streams, open loop and a large window all complete, and a server that hangs up
+ * is counted as an error instead of stalling the run. Nothing here judges speed.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class LoadGeneratorTest {
+    private final List<AutoCloseable> toClose = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void closeServers() throws Exception {
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+    }
+
+    /**
+     * A thread-per-connection server on loopback that returns every byte it reads after passing it through
+     * {@code transform} (byte offset in the connection → what to add to that byte), or hangs up after
+     * {@code hangUpAfter} bytes.
+     */
+    private InetSocketAddress server(IntUnaryOperator transform, long hangUpAfter) throws IOException {
+        ServerSocket ss = new ServerSocket(0, 1024, InetAddress.getLoopbackAddress());
+        toClose.add(ss);
+        Thread acceptor = Thread.ofPlatform().daemon().start(() -> {
+            while (!ss.isClosed()) {
+                try {
+                    Socket s = ss.accept();
+                    toClose.add(s);
+                    Thread.ofPlatform().daemon().start(() -> echo(s, transform, hangUpAfter));
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+        toClose.add(acceptor::interrupt);
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), ss.getLocalPort());
+    }
+
+    private static void echo(Socket s, IntUnaryOperator transform, long hangUpAfter) {
+        try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+            s.setTcpNoDelay(true);
+            byte[] buf = new byte[64 * 1024];
+            long offset = 0;
+            for (int n; (n = in.read(buf)) > 0; ) {
+                for (int i = 0; i < n; i++) {
+                    buf[i] += (byte) transform.applyAsInt((int) (offset + i));
+                }
+                offset += n;
+                if (offset > hangUpAfter) {
+                    return;
+                }
+                out.write(buf, 0, n);
+            }
+        } catch (IOException e) {
+            // the generator closed the connection at the end of its run
+        }
+    }
+
+    private static InetSocketAddress echoServer(LoadGeneratorTest t) throws IOException {
+        return t.server(i -> 0, Long.MAX_VALUE);
+    }
+
+    private static LoadGenerator.Result run(InetSocketAddress target, LoadGenerator.Config config,
+                                            LoadGenerator.Engine engine) throws IOException {
+        assumeTrue(engine == LoadGenerator.Engine.NIO || LoadGenerator.Engine.best() == engine,
+            "this kernel lacks what the io_uring generator needs");
+        return new LoadGenerator(target, config, engine).run(() -> true, 0.5, () -> { });
+    }
+
+    @ParameterizedTest
+    @EnumSource(LoadGenerator.Engine.class)
+    void closedLoopEchoIsCheckedAndClean(LoadGenerator.Engine engine) throws IOException {
+        LoadGenerator.Result r = run(echoServer(this), LoadGenerator.Config.closed(20, 200, 4), engine);
+        assertEquals(0, r.mismatches(), r::toString);
+        assertEquals(0, r.errors(), r::toString);
+        assertTrue(r.messages() > 0, r::toString);
+        assertTrue(r.cpuSeconds() > 0, r::toString);
+    }
+
+    @ParameterizedTest
+    @EnumSource(LoadGenerator.Engine.class)
+    void finiteStreamsComplete(LoadGenerator.Engine engine) throws IOException {
+        LoadGenerator.Result r = run(echoServer(this), new LoadGenerator.Config(4, 128, 50, 8, 0, 1, 1), engine);
+        assertEquals(0, r.mismatches() + r.errors(), r::toString);
+        assertTrue(r.streams() > 0, r::toString);
+    }
+
+    @ParameterizedTest
+    @EnumSource(LoadGenerator.Engine.class)
+    void openLoopKeepsItsSchedule(LoadGenerator.Engine engine) throws IOException {
+        LoadGenerator.Result r = run(echoServer(this), new LoadGenerator.Config(10, 128, 1, 0, 2000, 3, 2), engine);
+        assertEquals(0, r.mismatches() + r.errors(), r::toString);
+        // the schedule, not the machine's speed, decides what was sent: 2000/s for 0.5 s, in batches of 2
+        assertEquals(1000, r.sent(), 2, r::toString);
+        assertTrue(r.sendLagNanos().getTotalCount() > 0, r::toString);
+    }
+
+    @ParameterizedTest
+    @EnumSource(LoadGenerator.Engine.class)
+    void largeWindowOnOneConnection(LoadGenerator.Engine engine) throws IOException {
+        // 4 MiB in flight: short sends and answers spread over many receive buffers
+        LoadGenerator.Result r = run(echoServer(this), LoadGenerator.Config.closed(1, 1024, 4096), engine);
+        assertEquals(0, r.mismatches() + r.errors(), r::toString);
+        assertTrue(r.messages() > 0, r::toString);
+    }
+
+    @ParameterizedTest
+    @EnumSource(LoadGenerator.Engine.class)
+    void aCorruptedByteIsCaught(LoadGenerator.Engine engine) throws IOException {
+        // one byte in every 100,000 is off by one
+        InetSocketAddress target = server(i -> i % 100_000 == 99_999 ? 1 : 0, Long.MAX_VALUE);
+        LoadGenerator.Result r = run(target, LoadGenerator.Config.closed(4, 1000, 8), engine);
+        assertTrue(r.mismatches() > 0, r::toString);
+        assertEquals(0, r.errors(), r::toString);
+    }
+
+    @ParameterizedTest
+    @EnumSource(LoadGenerator.Engine.class)
+    void aServerThatHangsUpIsAnErrorNotAStall(LoadGenerator.Engine engine) throws IOException {
+        InetSocketAddress target = server(i -> 0, 10_000);
+        LoadGenerator.Result r = run(target, LoadGenerator.Config.closed(3, 128, 2), engine);
+        assertEquals(3, r.errors(), r::toString);
+    }
+}
