@@ -40,6 +40,8 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
     /** user_data data of the multishot read op (ACCEPT or RECV) and of its single-shot form for autoRead off. */
     static final int MULTISHOT = 0;
     static final int SINGLE = 1;
+    /** user_data data of a single-shot RECV straight into an allocator buffer (bulk streams). */
+    static final int DIRECT = 2;
 
     RingwireIoRegistration registration;
     /** Whether the multishot read op is armed in the kernel. */
@@ -166,8 +168,14 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         }
         fd = -1;
         RingwireIoRegistration r = registration;
-        if (r != null && r.isValid() && eventLoop().inEventLoop()) {
-            cancelInFlight(r);
+        if (r != null && eventLoop().inEventLoop()) {
+            if (r.isValid()) {
+                cancelInFlight(r);
+            }
+            // an SQE naming this fd may still wait in the SQ (a RECV armed earlier in this iteration, say): once
+            // close(2) returns, the number can belong to a new socket, and that SQE would read from it; so what
+            // is queued leaves first, while the number is still ours
+            r.handler().submitBeforeClose();
         }
         // ops the kernel still holds keep their own reference to the socket; the cancels above release them
         NativeIoException.check(Libc.close(f), "close");

@@ -29,6 +29,8 @@ public final class RingwireCounters {
     long bufferRingExhausted;
     long accepts;
     long acceptBackoffs;
+    long closeSubmits;
+    long directRecvs;
 
     RingwireCounters(String name) {
         this.name = name;
@@ -120,6 +122,19 @@ public final class RingwireCounters {
         return acceptBackoffs;
     }
 
+    /**
+     * @return extra enters made because a channel closed its fd while SQEs waited in the SQ (they leave before the
+     *         number can be reused)
+     */
+    public long closeSubmits() {
+        return closeSubmits;
+    }
+
+    /** @return receives armed straight into an allocator buffer (bulk streams), not from the shared ring */
+    public long directRecvs() {
+        return directRecvs;
+    }
+
     /** @return n: SQEs per enter */
     public double sqesPerEnter() {
         return enters == 0 ? 0 : (double) sqes / enters;
@@ -144,7 +159,8 @@ public final class RingwireCounters {
     public String toString() {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d accepts=%d "
-                + "acceptBackoffs=%d", name, iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
-            bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, accepts, acceptBackoffs);
+                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d", name, iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
+            bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, accepts, acceptBackoffs,
+            closeSubmits, directRecvs);
     }
 }

@@ -478,6 +478,17 @@ public final class RingwireIoHandler implements IoHandler {
         return address;
     }
 
+    /**
+     * Submits whatever waits in the SQ, before a channel closes its fd: an SQE that names a closed fd number would
+     * act on whatever socket gets that number next. Costs an enter only when something is queued.
+     */
+    void submitBeforeClose() {
+        if (sq.unconsumed() > 0) {
+            counters.closeSubmits++;
+            ring.submit();
+        }
+    }
+
     /** @return bytes of scratch space left before {@link #scratch(int)} has to submit early */
     long scratchRemaining() {
         return scratch.byteSize() - scratchUsed;

@@ -7,7 +7,8 @@ import io.netty.util.internal.SystemPropertyUtil;
  * a server with a few thousand connections per loop, and each can be changed without code with a system property
  * named after it: {@code -Dringwire.ringEntries}, {@code ringwire.cqEntries}, {@code ringwire.bufferRingEntries},
  * {@code ringwire.bufferSize}, {@code ringwire.incrementalBuffers}, {@code ringwire.iovecCapacity},
- * {@code ringwire.maxBytesPerWrite}, {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd}.
+ * {@code ringwire.maxBytesPerWrite}, {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd},
+ * {@code ringwire.directReceive}.
  *
  * @param ringEntries        SQ size
  * @param cqEntries          CQ size; multishot requests post many CQEs per SQE, so keep it several times the SQ
@@ -25,10 +26,12 @@ import io.netty.util.internal.SystemPropertyUtil;
  * @param maxBytesPerWrite   cap on the bytes one write SQE carries (outbound bytes in flight per channel)
  * @param deferTaskrun       ask for SINGLE_ISSUER + DEFER_TASKRUN (falls back to COOP_TASKRUN)
  * @param registerRingFd     register the ring fd with the loop thread
+ * @param directReceive      let bulk streams receive straight into allocator buffers (single-shot RECV, no copy)
+ *                           instead of through the shared ring; see {@link RingwireSocketChannel}
  */
 public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries, int bufferSize,
                                       boolean incrementalBuffers, int iovecCapacity, int maxBytesPerWrite,
-                                      boolean deferTaskrun, boolean registerRingFd) {
+                                      boolean deferTaskrun, boolean registerRingFd, boolean directReceive) {
     /** Receive buffers with incremental consumption: few and large. */
     static final int INCREMENTAL_ENTRIES = 64;
     static final int INCREMENTAL_SIZE = 64 * 1024;
@@ -91,6 +94,7 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         private int maxBytesPerWrite = SystemPropertyUtil.getInt("ringwire.maxBytesPerWrite", 1024 * 1024);
         private boolean deferTaskrun = SystemPropertyUtil.getBoolean("ringwire.deferTaskrun", true);
         private boolean registerRingFd = SystemPropertyUtil.getBoolean("ringwire.registerRingFd", true);
+        private boolean directReceive = SystemPropertyUtil.getBoolean("ringwire.directReceive", true);
 
         private Builder() { }
 
@@ -148,10 +152,16 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
             return this;
         }
 
+        /** @param v whether bulk streams may receive straight into allocator buffers @return this */
+        public Builder directReceive(boolean v) {
+            directReceive = v;
+            return this;
+        }
+
         /** @return the config */
         public RingwireIoHandlerConfig build() {
             return new RingwireIoHandlerConfig(ringEntries, cqEntries, bufferRingEntries, bufferSize,
-                incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd);
+                incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd, directReceive);
         }
     }
 }

@@ -34,6 +34,7 @@ import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ConnectionPendingException;
 import java.util.concurrent.TimeUnit;
 
+import static io.ringwire.uring.IoUringConstants.IORING_CQE_F_SOCK_NONEMPTY;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_CONNECT;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_POLL_ADD;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_RECV;
@@ -49,6 +50,15 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * ring never starves for long and no slot outlives its CQE. With {@code autoRead} off, each {@code read()} issues one
  * single-shot RECV from the same ring, and turning {@code autoRead} off cancels the multishot one: the transport stops
  * consuming when the application stops reading. {@code channelReadComplete} fires once per batch of completions.
+ *
+ * <p><b>Bulk streams</b> switch to direct receives: when two receives in a row fill a whole ring buffer and the
+ * kernel says more is waiting ({@code IORING_CQE_F_SOCK_NONEMPTY}), the multishot RECV is cancelled and, once its
+ * last completion is in, single-shot RECVs go straight into a buffer from the channel's allocator (sized by its
+ * {@link RecvByteBufAllocator}, up to 64 KiB by default): no copy, one completion per large read, and each CQE's bytes
+ * are where that SQE said, whatever order other completions come in. Four reads in a row that a ring buffer could
+ * have held switch back, so an idle connection pins no buffer. Never both at once: the direct RECV is armed only
+ * after the multishot one has ended, which keeps the byte order. Off with
+ * {@link RingwireIoHandlerConfig#directReceive()}.
  *
  * <p><b>Writes</b>: {@code flush()} only marks the channel; just before the loop's next {@code io_uring_enter} all
  * flushed buffers are gathered into one SEND (one buffer) or SENDMSG (up to 1024 iovecs, capped at
@@ -66,6 +76,14 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
     private final boolean ipv6;
 
     private boolean singleRecvInFlight;
+    /** Bulk mode: receives go straight into allocator buffers, one single-shot RECV at a time. */
+    private boolean bulk;
+    private boolean directRecvInFlight;
+    /** The buffer the in-flight direct RECV writes into; the channel owns it until the CQE. */
+    private ByteBuf directBuf;
+    /** Consecutive multishot receives that filled a ring buffer with more waiting, and direct ones that did not. */
+    private int fullRecvs;
+    private int smallRecvs;
     /** A POLL_ADD for the peer's FIN while reading is paused (autoRead off, no read() pending). */
     private boolean rdhupArmed;
     private boolean readInBatch;
@@ -257,7 +275,12 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             return;
         }
         SubmissionQueue q = r.sq();
-        if (config.isAutoRead()) {
+        if (directRecvInFlight) {
+            return; // its completion re-arms; nothing else reads meanwhile, so the order holds
+        }
+        if (config.isAutoRead() && bulk && !multishotArmed) {
+            armDirectRecv(r);
+        } else if (config.isAutoRead()) {
             if (!multishotArmed) {
                 multishotArmed = true;
                 q.prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0,
@@ -267,6 +290,25 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             singleRecvInFlight = true;
             q.prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, r.nextUserData(IORING_OP_RECV, SINGLE));
         }
+    }
+
+    /** One single-shot RECV into an allocator buffer (bulk mode). */
+    private void armDirectRecv(RingwireIoRegistration r) {
+        RingwireIoHandler h = r.handler();
+        RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
+        int size = Math.max(handle.guess(), 2 * h.recvBuffers().bufferSize());
+        ByteBuf buf = config.getAllocator().directBuffer(size);
+        if (!buf.hasMemoryAddress()) {
+            buf.release(); // an allocator without native addresses: stay on the shared ring
+            bulk = false;
+            armRecv();
+            return;
+        }
+        directBuf = buf;
+        directRecvInFlight = true;
+        r.sq().prepRecv(fd, buf.memoryAddress() + buf.writerIndex(), buf.writableBytes(), 0,
+            r.nextUserData(IORING_OP_RECV, DIRECT));
+        h.counters().directRecvs++;
     }
 
     @Override
@@ -293,6 +335,9 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
         }
         if (singleRecvInFlight) {
             cancel(r, IORING_OP_RECV, SINGLE);
+        }
+        if (directRecvInFlight) {
+            cancel(r, IORING_OP_RECV, DIRECT); // its buffer is released when the cancellation completes
         }
         if (rdhupArmed) {
             cancel(r, IORING_OP_POLL_ADD, 0);
@@ -456,7 +501,8 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
          */
         private void watchForPeerCloseIfPaused() {
             RingwireIoRegistration r = registration;
-            if (rdhupArmed || config.isAutoRead() || readPending || multishotArmed || singleRecvInFlight || eofSeen
+            if (rdhupArmed || config.isAutoRead() || readPending || multishotArmed || singleRecvInFlight
+                || directRecvInFlight || eofSeen
                 || inputShutdown || !active || fd < 0 || r == null || !r.isValid()) {
                 return;
             }
@@ -473,6 +519,10 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
         }
 
         private void recvComplete(int res, int flags, int data) {
+            if (data == DIRECT) {
+                directRecvComplete(res, flags);
+                return;
+            }
             boolean more = IoUringCqe.hasMore(flags);
             if (data == MULTISHOT) {
                 multishotArmed &= more;
@@ -492,6 +542,9 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 } finally {
                     buffers.release(bid, res, flags); // the bytes now live in the pipeline's buffers
                 }
+                if (data == MULTISHOT) {
+                    watchForBulk(r, res, flags, buffers.bufferSize());
+                }
             } else if (res == 0) {
                 eofSeen = true;
             } else if (res == -Errno.ENOBUFS) {
@@ -502,6 +555,76 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             if (!more) {
                 recvNeedsRearm = true;
             }
+            r.notifyAfterCompletions();
+        }
+
+        /**
+         * A multishot receive that filled its ring buffer while more waited in the socket, twice in a row: this is a
+         * bulk stream, and the multishot RECV is cancelled so that direct receives take over when it has ended.
+         */
+        private void watchForBulk(RingwireIoRegistration r, int res, int flags, int bufferSize) {
+            if (bulk || !r.handler().config().directReceive()) {
+                return;
+            }
+            if (res < bufferSize || (flags & IORING_CQE_F_SOCK_NONEMPTY) == 0) {
+                fullRecvs = 0;
+                return;
+            }
+            if (++fullRecvs >= 2 && multishotArmed && config.isAutoRead()) {
+                bulk = true;
+                fullRecvs = 0;
+                smallRecvs = 0;
+                cancel(r, IORING_OP_RECV, MULTISHOT);
+            }
+        }
+
+        /** A direct receive completed: its bytes are already in {@link #directBuf}, which goes up the pipeline. */
+        private void directRecvComplete(int res, int flags) {
+            directRecvInFlight = false;
+            ByteBuf buf = directBuf;
+            directBuf = null;
+            RingwireIoRegistration r = registration;
+            RingwireIoHandler h = r.handler();
+            if (res <= 0 || !isOpen()) {
+                buf.release();
+                if (res == 0) {
+                    eofSeen = true;
+                } else if (res < 0 && res != -Errno.ECANCELED) {
+                    readError = new NativeIoException("recv", res);
+                }
+            } else {
+                RingwireCounters c = h.counters();
+                c.recvs++;
+                c.recvBytes += res;
+                buf.writerIndex(buf.writerIndex() + res);
+                if (!config.isAutoRead() || pendingInput != null) {
+                    // autoRead went off while this read was in flight: the pending-read rules apply
+                    try {
+                        deliver(buf.nioBuffer(buf.readerIndex(), res), buf.memoryAddress() + buf.readerIndex());
+                    } finally {
+                        buf.release();
+                    }
+                } else {
+                    RecvByteBufAllocator.ExtendedHandle handle = allocHandle();
+                    if (!readInBatch) {
+                        readInBatch = true;
+                        messagesThisLoop = 0;
+                        handle.reset(config);
+                    }
+                    handle.lastBytesRead(res);
+                    handle.incMessagesRead(1);
+                    messagesThisLoop++;
+                    pipeline().fireChannelRead(buf);
+                }
+                // a stream that slows down goes back to the shared ring, so an idle connection pins no buffer
+                boolean small = res < h.recvBuffers().bufferSize() && (flags & IORING_CQE_F_SOCK_NONEMPTY) == 0;
+                smallRecvs = small ? smallRecvs + 1 : 0;
+                if (smallRecvs >= 4) {
+                    bulk = false;
+                    smallRecvs = 0;
+                }
+            }
+            recvNeedsRearm = true;
             r.notifyAfterCompletions();
         }
 

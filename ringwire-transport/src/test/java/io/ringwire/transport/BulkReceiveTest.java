@@ -1,0 +1,131 @@
+package io.ringwire.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A bulk stream switches to direct receives (straight into allocator buffers) and back to the shared ring when it
+ * slows down, and no byte is lost, repeated or reordered on the way; with the switch off, only the ring is used. The
+ * sender is a plain JDK socket, so only Ringwire's receive path is under test.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class BulkReceiveTest {
+    private static final int BULK_BYTES = 16 * 1024 * 1024;
+    private static final int SMALL_MESSAGES = 50;
+    private static final int SMALL_SIZE = 100;
+
+    private static byte expected(long position) {
+        return (byte) (position * 31 + (position >>> 11));
+    }
+
+    /** Checks every byte against its position in the stream; acks each small message of the second phase. */
+    private static final class Checker extends ChannelInboundHandlerAdapter {
+        final AtomicLong received = new AtomicLong();
+        final AtomicLong mismatches = new AtomicLong();
+        final CountDownLatch bulkDone = new CountDownLatch(1);
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            try {
+                long pos = received.get();
+                // one bulk copy per read: the leak detector (PARANOID here) records every access of the buffer
+                byte[] bytes = new byte[b.readableBytes()];
+                b.getBytes(b.readerIndex(), bytes);
+                for (int i = 0; i < bytes.length; i++, pos++) {
+                    if (bytes[i] != expected(pos)) {
+                        mismatches.incrementAndGet();
+                    }
+                }
+                long before = received.getAndSet(pos);
+                if (before < BULK_BYTES && pos >= BULK_BYTES) {
+                    bulkDone.countDown();
+                }
+                // second phase: one ack byte per whole small message
+                long acks = Math.max(0, (pos - BULK_BYTES) / SMALL_SIZE) - Math.max(0, (before - BULK_BYTES)
+                    / SMALL_SIZE);
+                if (acks > 0) {
+                    ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[(int) acks]));
+                }
+            } finally {
+                b.release();
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "directReceive={0}")
+    @ValueSource(booleans = {true, false})
+    void bulkThenSmallMessagesArriveWholeAndInOrder(boolean directReceive) throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(
+            RingwireIoHandlerConfig.builder().directReceive(directReceive).build()));
+        try (ServerSocket server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+            Checker checker = new Checker();
+            Channel ch = new Bootstrap().group(group).channel(RingwireSocketChannel.class).handler(checker)
+                .connect(server.getLocalSocketAddress()).sync().channel();
+            RingwireCounters counters = RingwireCounters.of(ch.eventLoop());
+            try (Socket peer = server.accept(); OutputStream out = peer.getOutputStream();
+                 InputStream acks = peer.getInputStream()) {
+                byte[] chunk = new byte[256 * 1024];
+                long pos = 0;
+                while (pos < BULK_BYTES) {
+                    for (int i = 0; i < chunk.length; i++) {
+                        chunk[i] = expected(pos + i);
+                    }
+                    out.write(chunk);
+                    pos += chunk.length;
+                }
+                out.flush();
+                assertTrue(checker.bulkDone.await(30, TimeUnit.SECONDS), "the bulk phase arrived");
+                long directAfterBulk = counters.directRecvs();
+                long recvsAfterBulk = counters.recvs();
+                // second phase: one small message at a time, each sent after the previous one's ack
+                byte[] small = new byte[SMALL_SIZE];
+                for (int m = 0; m < SMALL_MESSAGES; m++) {
+                    for (int i = 0; i < SMALL_SIZE; i++) {
+                        small[i] = expected(pos + i);
+                    }
+                    out.write(small);
+                    out.flush();
+                    pos += SMALL_SIZE;
+                    assertEquals(0, acks.read(), "ack of small message " + m);
+                }
+                assertEquals(pos, checker.received.get(), "every byte arrived");
+                assertEquals(0, checker.mismatches.get(), "no byte lost, repeated or reordered");
+                assertTrue(counters.recvs() - recvsAfterBulk >= SMALL_MESSAGES, counters::toString);
+                if (directReceive) {
+                    assertTrue(directAfterBulk > 0, () -> "the bulk stream went direct: " + counters);
+                    // at most four small reads in a row stay direct (and one may be armed when the mode ends)
+                    assertTrue(counters.directRecvs() - directAfterBulk <= 5,
+                        () -> "small messages went back to the shared ring: " + counters);
+                } else {
+                    assertEquals(0, counters.directRecvs(), counters::toString);
+                }
+            } finally {
+                ch.close().sync();
+            }
+        } finally {
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
+    }
+}

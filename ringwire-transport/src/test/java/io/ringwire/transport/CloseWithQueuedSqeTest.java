@@ -1,0 +1,116 @@
+package io.ringwire.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.ringwire.uring.Libc;
+import io.ringwire.uring.SockAddr;
+import io.ringwire.uring.SocketConstants;
+import io.ringwire.uring.Sockets;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A channel that closes while one of its SQEs still waits in the SQ must not leave that SQE to act on whatever socket
+ * gets the fd number next. The test makes the worst case happen on purpose: in one event-loop task, {@code read()}
+ * (autoRead off: a RECV is queued, not yet submitted), {@code close()}, and a new socket put at the very same fd
+ * number with bytes already waiting in it. Before the fix the loop's next enter submitted the RECV on the new socket
+ * and took its bytes.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class CloseWithQueuedSqeTest {
+    private static EventLoopGroup group;
+
+    @BeforeAll
+    static void start() {
+        group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
+    }
+
+    @AfterAll
+    static void stop() throws InterruptedException {
+        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+    }
+
+    /** dup3(2): puts a copy of {@code from} at exactly {@code to}. */
+    private static void dup3(int from, int to) {
+        long number = switch (System.getProperty("os.arch")) {
+            case "amd64", "x86_64" -> 292;
+            case "aarch64" -> 24;
+            default -> throw new org.opentest4j.TestAbortedException("no dup3 number for " + System.getProperty(
+                "os.arch"));
+        };
+        long r = Libc.syscall(Libc.newErrnoCapture(), number, from, to, SocketConstants.SOCK_CLOEXEC, 0, 0, 0);
+        assertEquals(to, r, "dup3");
+    }
+
+    @Test
+    void aQueuedRecvDoesNotReadTheNextSocketWithTheSameNumber() throws Exception {
+        byte[] secret = "bytes for the new socket only".getBytes(StandardCharsets.US_ASCII);
+        try (ServerSocket peers = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+             Arena arena = Arena.ofShared()) {
+            InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                peers.getLocalPort());
+            Channel ch = new Bootstrap().group(group).channel(RingwireSocketChannel.class)
+                .option(ChannelOption.AUTO_READ, false).handler(new ChannelInboundHandlerAdapter())
+                .connect(address).sync().channel();
+            try (Socket ringwirePeer = peers.accept()) {
+                MemorySegment sa = arena.allocate(SockAddr.STORAGE_SIZE, 8);
+                int saLength = SockAddr.write(address, sa, false);
+                Socket[] newPeer = new Socket[1];
+                int number = ch.eventLoop().submit(() -> {
+                    int fd = ((RingwireSocketChannel) ch).fd();
+                    ch.read();   // a RECV waits in the SQ until the loop's next enter
+                    ch.close();  // close(2) now; the RECV is still queued
+                    // a new socket at the same number, connected, with bytes waiting, all before the next enter
+                    int s = Sockets.open(SocketConstants.AF_INET, SocketConstants.SOCK_STREAM);
+                    int c = Libc.connect(s, sa, saLength);
+                    if (c != 0 && c != -io.ringwire.uring.Errno.EINPROGRESS) {
+                        throw new IllegalStateException("connect: " + io.ringwire.uring.Errno.name(-c));
+                    }
+                    if (s != fd) {
+                        dup3(s, fd);
+                        Libc.close(s);
+                    }
+                    newPeer[0] = peers.accept();
+                    try (OutputStream out = newPeer[0].getOutputStream()) {
+                        out.write(secret);
+                        out.flush();
+                    }
+                    return fd;
+                }).get();
+                try {
+                    // two more iterations of the loop: any queued SQE has been submitted and has completed
+                    ch.eventLoop().submit(() -> { }).sync();
+                    ch.eventLoop().submit(() -> { }).sync();
+                    MemorySegment buf = arena.allocate(256);
+                    int n = Libc.read(number, buf, 256);
+                    assertEquals(secret.length, n, "the new socket kept its bytes (negative: -errno, e.g. -EAGAIN "
+                        + "when a stale RECV took them)");
+                    assertEquals(new String(secret, StandardCharsets.US_ASCII),
+                        new String(buf.asSlice(0, n).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                            StandardCharsets.US_ASCII));
+                } finally {
+                    Libc.close(number);
+                    newPeer[0].close();
+                }
+            }
+        }
+    }
+}
