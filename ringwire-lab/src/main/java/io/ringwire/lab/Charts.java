@@ -56,6 +56,11 @@ final class Charts {
      */
     static String grouped(String title, String unit, List<String> labels, List<String> series, double[][] values,
                           double[][] low, double[][] high, String highlight, boolean log) {
+        // wide enough for the longest label (about 7 px a character at the chart's font size)
+        int labelWidth = LABEL_WIDTH;
+        for (String l : labels) {
+            labelWidth = Math.max(labelWidth, 7 * l.length() + 12);
+        }
         double max = 0;
         double min = Double.MAX_VALUE;
         for (double[] s : values) {
@@ -86,11 +91,11 @@ final class Charts {
         int legend = series.size() > 1 ? 18 : 0;
         int groupHeight = ROW * series.size() + 6;
         int height = 24 + legend + groupHeight * labels.size() + 4;
-        int legendEnd = LABEL_WIDTH;
+        int legendEnd = labelWidth;
         for (String name : series) {
             legendEnd += 20 + 8 * name.length();
         }
-        int width = Math.max(LABEL_WIDTH + BAR_AREA + 90, legend > 0 ? legendEnd + 10 : 0);
+        int width = Math.max(labelWidth + BAR_AREA + 90, legend > 0 ? legendEnd + 10 : 0);
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
             + "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">", width, height, width, height,
@@ -98,7 +103,7 @@ final class Charts {
         b.append(String.format(Locale.ROOT, "<text x=\"0\" y=\"15\" class=\"title\">%s (%s%s)</text>",
             Html.escape(title), Html.escape(unit), log ? ", log scale" : ""));
         if (legend > 0) {
-            int x = LABEL_WIDTH;
+            int x = labelWidth;
             for (int s = 0; s < series.size(); s++) {
                 b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"26\" width=\"10\" height=\"10\" fill=\"%s\"/>"
                     + "<text x=\"%d\" y=\"35\">%s</text>", x, COLOURS[s % COLOURS.length], x + 14,
@@ -110,19 +115,19 @@ final class Charts {
         for (int g = 0; g < labels.size(); g++) {
             boolean faded = highlight != null && !labels.get(g).equals(highlight);
             b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>",
-                LABEL_WIDTH - 6, y + ROW * series.size() / 2 + 8, Html.escape(labels.get(g))));
+                labelWidth - 6, y + ROW * series.size() / 2 + 8, Html.escape(labels.get(g))));
             for (int s = 0; s < series.size(); s++) {
                 double v = values[s][g];
                 int len = scale(v, max, floor, span, log);
                 String colour = series.size() == 1 && faded ? "#adb5bd" : COLOURS[s % COLOURS.length];
                 b.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                    + "fill=\"%s\" data-value=\"%s\"><title>%s %s: %s</title></rect>", LABEL_WIDTH, y + 2,
+                    + "fill=\"%s\" data-value=\"%s\"><title>%s %s: %s</title></rect>", labelWidth, y + 2,
                     Math.max(len, 1), ROW - 4, colour, Html.num(v), Html.escape(labels.get(g)),
                     Html.escape(series.get(s)), Html.num(v)));
-                int textX = LABEL_WIDTH + len + 4;
+                int textX = labelWidth + len + 4;
                 if (low != null && high != null && !Double.isNaN(low[s][g]) && !Double.isNaN(high[s][g])) {
-                    int x0 = LABEL_WIDTH + scale(low[s][g], max, floor, span, log);
-                    int x1 = LABEL_WIDTH + scale(high[s][g], max, floor, span, log);
+                    int x0 = labelWidth + scale(low[s][g], max, floor, span, log);
+                    int x1 = labelWidth + scale(high[s][g], max, floor, span, log);
                     int mid = y + ROW / 2;
                     b.append(String.format(Locale.ROOT, "<path class=\"whisker\" d=\"M%d %dH%dM%d %dV%dM%d %dV%d\" "
                         + "stroke=\"#212529\" fill=\"none\"><title>%s %s: %s-%s</title></path>", x0, mid, x1, x0,

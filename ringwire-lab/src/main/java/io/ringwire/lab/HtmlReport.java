@@ -15,6 +15,7 @@ final class HtmlReport {
         h1{font-size:22px} h2{font-size:18px;margin-top:32px;border-bottom:1px solid #dee2e6}
         table{border-collapse:collapse;margin:8px 0} td,th{padding:3px 8px;border-bottom:1px solid #e9ecef;
         text-align:right;white-space:nowrap} th{background:#f1f3f5} td:first-child,th:first-child{text-align:left}
+        table.machine td{white-space:normal;overflow-wrap:anywhere}
         .verdict{background:#e7f5ff;padding:8px 12px;border-left:4px solid #1f6feb}
         .bad{background:#fff5f5;border-left-color:#e03131}
         .charts{display:flex;flex-wrap:wrap;gap:16px} .chart text{font-size:11px} .chart .title{font-weight:600}

@@ -96,6 +96,9 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
             (int) runs.stream().filter(RunResult::contaminated).count(), runs.size());
     }
 
+    /** Open loop: a generator whose p99 lateness (median over runs) exceeds this did not keep its schedule. */
+    static final double LATE_US = 1000;
+
     /** A side using at least this much of its core is taken as saturated. */
     static final double SATURATED_CORES = 0.9;
 
@@ -218,9 +221,10 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
             double lag = rows.stream().mapToDouble(Row::sendLagP99Us).filter(x -> !Double.isNaN(x)).max()
                 .orElse(Double.NaN);
             if (!Double.isNaN(lag)) {
+                List<String> late = rows.stream().filter(r -> r.sendLagP99Us() > LATE_US).map(Row::server).toList();
                 b.append(String.format(Locale.ROOT, "; the generator kept its schedule within %,.0f µs (p99 lateness, "
-                    + "worst server)%s", lag, lag > 1000 ? ": it fell behind, so the load was not the same for all"
-                    : ""));
+                    + "worst server)%s", lag, late.isEmpty() ? "" : ": it fell behind against "
+                    + String.join(", ", late) + ", so their load was not quite the same as the others'"));
             }
         } else {
             b.append(String.format(Locale.ROOT, "%s spends the least server CPU per message (%.2f µs)", best.server(),

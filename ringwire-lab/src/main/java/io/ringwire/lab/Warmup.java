@@ -1,8 +1,8 @@
 package io.ringwire.lab;
 
 /**
- * When a run's unmeasured warm-up is over: after at least {@code minSeconds}, as soon as the server's JIT compiler
- * threads have gone quiet (under {@value #QUIET_CORES} of a core in each {@value #SAMPLE_MILLIS} ms sample), and at
+ * When a run's unmeasured warm-up is over: after at least {@code minSeconds}, as soon as the JIT compiler threads of
+ * the server and of the lab itself (whose load generator shares its core with them) have gone quiet (under {@value #QUIET_CORES} of a core in each {@value #SAMPLE_MILLIS} ms sample), and at
  * the latest after {@code maxSeconds}. Quiet means {@value #QUIET_SAMPLES} samples in a row: C2 works in bursts, and
  * one quiet half-second can fall between two of them. A fixed warm-up either wastes time or measures a server still
  * compiling; on a one-core server the compiler threads take their CPU from the event loop, so a window opened too
@@ -19,6 +19,8 @@ final class Warmup {
     private final long pid;
     private long lastSampleAt;
     private double lastJit;
+    private double lastOwnJit;
+    private final long self = ProcessHandle.current().pid();
     private long overAt;
     private int quietInARow;
 
@@ -33,6 +35,7 @@ final class Warmup {
         this.pid = pid;
         this.lastSampleAt = start;
         this.lastJit = pid > 0 ? ProcessStats.jitCpuSeconds(pid) : Double.NaN;
+        this.lastOwnJit = pid > 0 ? ProcessStats.jitCpuSeconds(self) : Double.NaN;
     }
 
     /** @return whether the window may open now; cheap enough to call in a load generator's loop */
@@ -49,8 +52,12 @@ final class Warmup {
             return false;
         }
         double jit = pid > 0 ? ProcessStats.jitCpuSeconds(pid) : Double.NaN;
-        double cores = (jit - lastJit) / ((now - lastSampleAt) / 1e9);
+        double ownJit = pid > 0 ? ProcessStats.jitCpuSeconds(self) : Double.NaN;
+        double seconds = (now - lastSampleAt) / 1e9;
+        // a compiling generator falls behind its schedule (open loop) or slows the server (closed loop) too
+        double cores = Math.max((jit - lastJit) / seconds, (ownJit - lastOwnJit) / seconds);
         lastJit = jit;
+        lastOwnJit = ownJit;
         lastSampleAt = now;
         quietInARow = Double.isNaN(cores) || cores < QUIET_CORES ? quietInARow + 1 : 0;
         if (now >= minEnd && quietInARow >= QUIET_SAMPLES) {

@@ -19,6 +19,23 @@ class SummaryTest {
             mismatches, 0, 0.01);
     }
 
+    /** An open-loop run at 20k msgs/s whose generator was {@code lagUs} late at p99. */
+    static RunResult openLoop(String server, int round, double lagUs) {
+        double nan = Double.NaN;
+        return new RunResult("echo", "v", server, round, 2.0, 20_000, 20_000, 10, 20, 30, 40, nan, nan, lagUs, 17.0,
+            0.35, 0.01, 0.6, 100, 80, 30, 1, 0, 0, 64, nan, nan, nan, nan, nan, 0, 0, 0.01);
+    }
+
+    @Test
+    void openLoopVerdictNamesTheServersTheGeneratorFellBehindOn() {
+        Summary s = Summary.of(List.of(openLoop("ringwire", 1, 90), openLoop("netty-epoll", 1, 100),
+            openLoop("blocking-platform", 1, 9000), openLoop("ringwire", 2, 95), openLoop("netty-epoll", 2, 110),
+            openLoop("blocking-platform", 2, 8000))).get(0);
+        assertTrue(s.verdict().contains("fell behind against blocking-platform, so their load"), s.verdict());
+        Summary onTime = Summary.of(List.of(openLoop("ringwire", 1, 90), openLoop("netty-epoll", 1, 100))).get(0);
+        assertTrue(!onTime.verdict().contains("fell behind"), onTime.verdict());
+    }
+
     @Test
     void limitSaysWhichSideWasSaturated() {
         assertEquals("server", Summary.limit(0.97, 0.80, false));
