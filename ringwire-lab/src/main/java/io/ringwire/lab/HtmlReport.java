@@ -98,7 +98,8 @@ final class HtmlReport {
             .append("</h2>\n<p class=\"verdict").append(bad ? " bad" : "").append("\">")
             .append(Html.escape(verdict)).append("</p>\n");
         String[] head = {"server", "runs", s.openLoop() ? "answers/s" : "msgs/s", "min", "max", "×epoll", "p50 µs",
-            "p99 µs", "p99.9 µs", "CPU µs/msg", "×epoll", "server cores", "JIT cores", "loadgen cores", "limit", "RSS MiB",
+            "p99 µs", "p99.9 µs", "CPU µs/msg", "×epoll", "server cores", "JIT cores", "loadgen cores", "limit",
+            "RSS MiB",
             "non-heap MiB", "heap MiB", "direct MiB", "GCs", "GC ms", "alloc B/msg", "SQEs/enter", "iovecs/write",
             "bytes/recv", "mismatches", "errors"};
         b.append("<div class=\"scroll\"><table class=\"results\"><tr>");

@@ -2,7 +2,8 @@ package io.ringwire.lab;
 
 /**
  * When a run's unmeasured warm-up is over: after at least {@code minSeconds}, as soon as the JIT compiler threads of
- * the server and of the lab itself (whose load generator shares its core with them) have gone quiet (under {@value #QUIET_CORES} of a core in each {@value #SAMPLE_MILLIS} ms sample), and at
+ * the server and of the lab itself (whose load generator shares its core with them) have gone quiet (under
+ * {@value #QUIET_CORES} of a core in each {@value #SAMPLE_MILLIS} ms sample), and at
  * the latest after {@code maxSeconds}. Quiet means {@value #QUIET_SAMPLES} samples in a row: C2 works in bursts, and
  * one quiet half-second can fall between two of them. A fixed warm-up either wastes time or measures a server still
  * compiling; on a one-core server the compiler threads take their CPU from the event loop, so a window opened too
