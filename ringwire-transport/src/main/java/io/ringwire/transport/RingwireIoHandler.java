@@ -291,6 +291,10 @@ public final class RingwireIoHandler implements IoHandler {
         }
         RingwireIoRegistration r = registrations.get(id);
         if (r == null) {
+            if (IoUringCqe.hasBuffer(flags) && recvBuffers != null) {
+                // a receive whose registration is gone still took a ring buffer: give it back, or the ring runs dry
+                recvBuffers.release(IoUringCqe.bufferId(flags), res, flags);
+            }
             logger.debug("completion for unknown registration {}: op={} res={}", id, IoUringConstants.opName(op), res);
             return;
         }

@@ -56,6 +56,7 @@ public final class BufferRing implements AutoCloseable {
     private int tail;
     private int publishedTail;
     private int outstanding;
+    private long returned;
     private boolean closed;
     private final boolean incremental;
     private final int[] consumed;
@@ -160,6 +161,7 @@ public final class BufferRing implements AutoCloseable {
         }
         consumed[bid] = 0;
         add(bid); // taken and returned in one step: outstanding() does not change
+        returned++;
     }
 
     private void add(int bid) {
@@ -222,6 +224,12 @@ public final class BufferRing implements AutoCloseable {
         }
         add(bid);
         outstanding--;
+        returned++;
+    }
+
+    /** @return buffers handed back to the ring since it was registered ({@link #release}, {@link #recycle}) */
+    public long returned() {
+        return returned;
     }
 
     /** Publishes every buffer recycled since the last call (one store-release). */

@@ -1,0 +1,99 @@
+package io.ringwire.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.ringwire.uring.BufferRing;
+import io.ringwire.uring.Errno;
+import io.ringwire.uring.IoUringConstants;
+import io.ringwire.uring.Libc;
+import io.ringwire.uring.SockAddr;
+import io.ringwire.uring.SocketConstants;
+import io.ringwire.uring.Sockets;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A receive completion whose registration is gone (its channel finished and left the handler's table) still took a
+ * buffer from the loop's shared ring; the handler must give it back, or every such completion shrinks the ring for
+ * good. The test queues such a receive on purpose: a RECV with buffer selection whose user_data names a registration
+ * id nobody has, on a socket with a byte waiting.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class UnknownRegistrationCompletionTest {
+    private static EventLoopGroup group;
+
+    @BeforeAll
+    static void start() {
+        group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
+    }
+
+    @AfterAll
+    static void stop() throws InterruptedException {
+        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+    }
+
+    @Test
+    void aBufferTakenForAnUnknownRegistrationGoesBackToTheRing() throws Exception {
+        try (ServerSocket peers = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+             Arena arena = Arena.ofShared()) {
+            InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                peers.getLocalPort());
+            // a channel only to reach the loop's handler; reading paused, so it takes no buffer itself
+            Channel ch = new Bootstrap().group(group).channel(RingwireSocketChannel.class)
+                .option(ChannelOption.AUTO_READ, false).handler(new ChannelInboundHandlerAdapter())
+                .connect(address).sync().channel();
+            try (Socket channelPeer = peers.accept()) {
+                RingwireIoHandler handler = ((RingwireSocketChannel) ch).registration.handler();
+                MemorySegment sa = arena.allocate(SockAddr.STORAGE_SIZE, 8);
+                int saLength = SockAddr.write(address, sa, false);
+                int fd = Sockets.open(SocketConstants.AF_INET, SocketConstants.SOCK_STREAM);
+                Socket[] peer = new Socket[1];
+                try {
+                    long before = ch.eventLoop().submit(() -> {
+                        int c = Libc.connect(fd, sa, saLength);
+                        if (c != 0 && c != -Errno.EINPROGRESS) {
+                            throw new IllegalStateException("connect: " + Errno.name(-c));
+                        }
+                        peer[0] = peers.accept();
+                        OutputStream out = peer[0].getOutputStream();
+                        out.write('x');
+                        out.flush();
+                        BufferRing ring = handler.recvBuffers();
+                        long returned = ring.returned();
+                        handler.sq().prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0,
+                            UserData.encode(Integer.MAX_VALUE, IoUringConstants.IORING_OP_RECV, 0));
+                        return returned;
+                    }).get();
+                    // two more iterations: the RECV has been submitted and its completion dispatched
+                    ch.eventLoop().submit(() -> { }).sync();
+                    ch.eventLoop().submit(() -> { }).sync();
+                    long after = ch.eventLoop().submit(() -> handler.recvBuffers().returned()).get();
+                    assertEquals(before + 1, after, "the buffer the unknown registration's receive took is back");
+                } finally {
+                    Libc.close(fd);
+                    if (peer[0] != null) {
+                        peer[0].close();
+                    }
+                    ch.close().sync();
+                }
+            }
+        }
+    }
+}
