@@ -31,6 +31,7 @@ public final class RingwireCounters {
     long acceptBackoffs;
     long closeSubmits;
     long directRecvs;
+    long cqOverflows;
 
     RingwireCounters(String name) {
         this.name = name;
@@ -135,6 +136,14 @@ public final class RingwireCounters {
         return directRecvs;
     }
 
+    /**
+     * @return iterations that ended with completions waiting on the kernel's overflow list (the CQ was full); they
+     *         are delivered by the next enter, but a count that keeps growing says the CQ is too small
+     */
+    public long cqOverflows() {
+        return cqOverflows;
+    }
+
     /** @return n: SQEs per enter */
     public double sqesPerEnter() {
         return enters == 0 ? 0 : (double) sqes / enters;
@@ -159,9 +168,9 @@ public final class RingwireCounters {
     public String toString() {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d accepts=%d "
-                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d", name, iterations, enters, sqes, sqesPerEnter(),
-            cqes, cqesPerEnter(), recvs,
+                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d", name, iterations, enters, sqes,
+            sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, accepts, acceptBackoffs,
-            closeSubmits, directRecvs);
+            closeSubmits, directRecvs, cqOverflows);
     }
 }
