@@ -653,19 +653,21 @@ public final class LoadGenerator {
             } catch (NativeIoException e) {
                 throw new IOException("io_uring load generator: " + e.getMessage(), e);
             } finally {
-                quiesce();
+                boolean quiet = quiesce();
                 for (Conn c : all) {
                     if (c.fd >= 0) {
                         Libc.close(c.fd);
                     }
                 }
                 if (ring != null) {
-                    ring.close(); // the kernel cancels what is still armed before freeing the ring
+                    ring.close();
                 }
-                if (buffers != null) {
+                // memory the kernel may still write to (an operation that did not come back in time) is left
+                // allocated rather than freed under it
+                if (quiet && buffers != null) {
                     buffers.close();
                 }
-                if (arena != null) {
+                if (quiet && arena != null) {
                     arena.close();
                 }
             }
@@ -675,9 +677,9 @@ public final class LoadGenerator {
          * Cancels every armed RECV and SEND and waits (at most a second) for their last completions, so no receive
          * can land in buffer memory after it is freed.
          */
-        private void quiesce() {
+        private boolean quiesce() {
             if (ring == null || buffers == null) {
-                return;
+                return true;
             }
             closing = true;
             sq.prepCancel(0, IoUringConstants.IORING_ASYNC_CANCEL_ANY | IoUringConstants.IORING_ASYNC_CANCEL_ALL,
@@ -687,6 +689,7 @@ public final class LoadGenerator {
                 ring.submitAndWait(1, 50_000_000L);
                 reap();
             }
+            return !busy();
         }
 
         private boolean busy() {
@@ -757,8 +760,10 @@ public final class LoadGenerator {
             if (!IoUringCqe.hasMore(flags)) {
                 c.receiving = false;
             }
-            if (res > 0 && closing) {
-                buffers.release(IoUringCqe.bufferId(flags), res, flags);
+            if (closing) { // the run is over: give the buffer back, count nothing
+                if (res > 0) {
+                    buffers.release(IoUringCqe.bufferId(flags), res, flags);
+                }
                 return;
             }
             if (res > 0) {
@@ -780,7 +785,7 @@ public final class LoadGenerator {
                 s.lose(c); // the server closed the connection (0), or it failed
                 return;
             }
-            if (!c.receiving && !closing) {
+            if (!c.receiving) {
                 armRecv(c); // the ring ran dry (ENOBUFS) or the kernel ended the multishot: data is still waiting
             }
         }
