@@ -106,7 +106,7 @@ public final class LoadGenerator {
      *
      * @param messages       answers received in the window
      * @param streams        finite streams completed in the window
-     * @param sent           messages sent in the window
+     * @param sent           messages sent in the window (open loop: offered, i.e. whose scheduled send time fell in it)
      * @param seconds        the window
      * @param latencyNanos   per message: send (open loop: scheduled send) to complete answer
      * @param streamNanos    per finite stream: first send to last answer
@@ -321,6 +321,7 @@ public final class LoadGenerator {
         long mismatches;
         long errors;
         long start;
+        long windowStart;
         long windowEnd = Long.MAX_VALUE;
         boolean inWindow;
         long messages;
@@ -357,6 +358,7 @@ public final class LoadGenerator {
         boolean tick(long now) {
             if (!inWindow && warmupOver.getAsBoolean()) {
                 inWindow = true;
+                windowStart = now;
                 windowEnd = now + (long) (seconds * 1e9);
                 onWindow.run();
                 cpuStart = threads.getCurrentThreadCpuTime();
@@ -369,6 +371,13 @@ public final class LoadGenerator {
             }
             if (now < windowEnd) {
                 return false;
+            }
+            if (config.openLoop()) {
+                // messages due before the window closed that the generator had not sent yet (it fell behind) are
+                // part of the offered load, and at least this late
+                for (long m = scheduled; m < dueBy(windowEnd - 1); m += config.batch()) {
+                    countIfInWindow(start + (long) (m * nanosPerMessage), now);
+                }
             }
             onWindow.run();
             double cpu = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
@@ -384,7 +393,7 @@ public final class LoadGenerator {
          * @return nanoseconds until the next message is due
          */
         long schedule(long now, java.util.function.Consumer<Conn> dirty) {
-            long due = ((long) ((now - start) / (nanosPerMessage * config.batch())) + 1) * config.batch();
+            long due = dueBy(now);
             while (scheduled < due) {
                 long event = scheduled / config.batch();
                 long at = start + (long) (scheduled * nanosPerMessage);
@@ -393,10 +402,7 @@ public final class LoadGenerator {
                 for (int b = 0; b < config.batch(); b++) {
                     c.send(stream, c.nextSeq++, at, at);
                 }
-                if (inWindow) {
-                    lag.recordValue(Math.max(0, now - at));
-                    sentInWindow += config.batch();
-                }
+                countIfInWindow(at, now);
                 if (!c.queued && !c.lost) {
                     c.queued = true;
                     dirty.accept(c);
@@ -404,6 +410,23 @@ public final class LoadGenerator {
                 scheduled += config.batch();
             }
             return start + (long) (scheduled * nanosPerMessage) - System.nanoTime();
+        }
+
+        /** Open loop: how many messages are due by {@code t}: whole batches whose send time is at or before it. */
+        long dueBy(long t) {
+            return ((long) ((t - start) / (nanosPerMessage * config.batch())) + 1) * config.batch();
+        }
+
+        /**
+         * Counts a batch as offered in the window when its send time falls inside it, whenever it actually left: so
+         * the offered count is the schedule's, not the machine's (a stall cannot add messages due after the window or
+         * drop those due in it), and records how late it left.
+         */
+        void countIfInWindow(long at, long now) {
+            if (inWindow && at >= windowStart && at < windowEnd) {
+                lag.recordValue(Math.max(0, now - at));
+                sentInWindow += config.batch();
+            }
         }
 
         /**

@@ -169,13 +169,16 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         fd = -1;
         RingwireIoRegistration r = registration;
         if (r != null && eventLoop().inEventLoop()) {
+            // an SQE naming this fd may still wait in the SQ (a RECV armed earlier in this iteration, say): once
+            // close(2) returns, the number can belong to a new socket, and that SQE would read from it; so it
+            // leaves first, while the number is still ours (asked before the cancels below, which name no fd)
+            boolean queued = r.hasUnsubmittedSqe();
             if (r.isValid()) {
                 cancelInFlight(r);
             }
-            // an SQE naming this fd may still wait in the SQ (a RECV armed earlier in this iteration, say): once
-            // close(2) returns, the number can belong to a new socket, and that SQE would read from it; so what
-            // is queued leaves first, while the number is still ours
-            r.handler().submitBeforeClose();
+            if (queued) {
+                r.handler().submitBeforeClose();
+            }
         }
         // ops the kernel still holds keep their own reference to the socket; the cancels above release them
         NativeIoException.check(Libc.close(f), "close");

@@ -124,8 +124,8 @@ public final class RingwireCounters {
     }
 
     /**
-     * @return extra enters made because a channel closed its fd while SQEs waited in the SQ (they leave before the
-     *         number can be reused)
+     * @return extra enters made because a channel closed its fd while an SQE it prepared waited in the SQ (it leaves
+     *         before the number can be reused)
      */
     public long closeSubmits() {
         return closeSubmits;

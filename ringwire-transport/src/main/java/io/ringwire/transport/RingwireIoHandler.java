@@ -490,14 +490,21 @@ public final class RingwireIoHandler implements IoHandler {
     }
 
     /**
-     * Submits whatever waits in the SQ, before a channel closes its fd: an SQE that names a closed fd number would
-     * act on whatever socket gets that number next. Costs an enter only when something is queued.
+     * Submits what waits in the SQ, for a channel about to close its fd that prepared an SQE since the last enter
+     * ({@link RingwireIoRegistration#hasUnsubmittedSqe()}): an SQE naming a closed fd number would act on whatever
+     * socket gets that number next. The usual close (after an EOF completion, with only cancels queued, which name a
+     * user_data, not the fd) does not get here and costs no enter.
      */
     void submitBeforeClose() {
         if (sq.unconsumed() > 0) {
             counters.closeSubmits++;
             ring.submit();
         }
+    }
+
+    /** @return enters made so far: an SQE prepared at one count has been submitted once it moves on */
+    long enterCount() {
+        return ring.enterCount();
     }
 
     /** @return bytes of scratch space left before {@link #scratch(int)} has to submit early */

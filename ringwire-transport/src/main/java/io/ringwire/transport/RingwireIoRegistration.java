@@ -19,6 +19,8 @@ public final class RingwireIoRegistration implements IoRegistration {
     private final RingwireIoHandle fastHandle;
     private final int id;
     private int inFlight;
+    /** The handler's enter count when this registration last prepared an SQE. */
+    private long preparedAtEnter = -1;
     private boolean cancelled;
     boolean beforeEnterRequested;
     boolean afterCompletionsRequested;
@@ -54,7 +56,13 @@ public final class RingwireIoRegistration implements IoRegistration {
      */
     public long nextUserData(byte opcode, int data) {
         inFlight++;
+        preparedAtEnter = handler.enterCount();
         return UserData.encode(id, opcode, data);
+    }
+
+    /** @return whether an SQE of this registration may still wait in the SQ: one was prepared since the last enter */
+    boolean hasUnsubmittedSqe() {
+        return preparedAtEnter == handler.enterCount();
     }
 
     /**

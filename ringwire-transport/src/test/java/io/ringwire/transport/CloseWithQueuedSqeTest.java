@@ -4,14 +4,8 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.ringwire.uring.Libc;
-import io.ringwire.uring.SockAddr;
 import io.ringwire.uring.SocketConstants;
-import io.ringwire.uring.Sockets;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,19 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * and took its bytes.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class CloseWithQueuedSqeTest {
-    private static EventLoopGroup group;
-
-    @BeforeAll
-    static void start() {
-        group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
-    }
-
-    @AfterAll
-    static void stop() throws InterruptedException {
-        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
-    }
-
+class CloseWithQueuedSqeTest extends OneLoopTestBase {
     /** dup3(2): puts a copy of {@code from} at exactly {@code to}. */
     private static void dup3(int from, int to) {
         long number = switch (System.getProperty("os.arch")) {
@@ -71,19 +53,13 @@ class CloseWithQueuedSqeTest {
                 .option(ChannelOption.AUTO_READ, false).handler(new ChannelInboundHandlerAdapter())
                 .connect(address).sync().channel();
             try (Socket ringwirePeer = peers.accept()) {
-                MemorySegment sa = arena.allocate(SockAddr.STORAGE_SIZE, 8);
-                int saLength = SockAddr.write(address, sa, false);
                 Socket[] newPeer = new Socket[1];
                 int number = ch.eventLoop().submit(() -> {
                     int fd = ((RingwireSocketChannel) ch).fd();
                     ch.read();   // a RECV waits in the SQ until the loop's next enter
                     ch.close();  // close(2) now; the RECV is still queued
                     // a new socket at the same number, connected, with bytes waiting, all before the next enter
-                    int s = Sockets.open(SocketConstants.AF_INET, SocketConstants.SOCK_STREAM);
-                    int c = Libc.connect(s, sa, saLength);
-                    if (c != 0 && c != -io.ringwire.uring.Errno.EINPROGRESS) {
-                        throw new IllegalStateException("connect: " + io.ringwire.uring.Errno.name(-c));
-                    }
+                    int s = connectRaw(address);
                     if (s != fd) {
                         dup3(s, fd);
                         Libc.close(s);
@@ -108,7 +84,9 @@ class CloseWithQueuedSqeTest {
                             StandardCharsets.US_ASCII));
                 } finally {
                     Libc.close(number);
-                    newPeer[0].close();
+                    if (newPeer[0] != null) {
+                        newPeer[0].close();
+                    }
                 }
             }
         }

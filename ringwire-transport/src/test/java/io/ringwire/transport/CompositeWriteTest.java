@@ -7,10 +7,6 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -29,19 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * at most 1,024 iovecs; a composite with more goes out in several) and whether its components are direct or on the
  * heap. The reader is a plain JDK socket, so only Ringwire's write path is under test.
  */
-class CompositeWriteTest {
-    private static EventLoopGroup group;
-
-    @BeforeAll
-    static void start() {
-        group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
-    }
-
-    @AfterAll
-    static void stop() throws InterruptedException {
-        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
-    }
-
+class CompositeWriteTest extends OneLoopTestBase {
     @ParameterizedTest(name = "{0} components, direct={1}, mixed={2}")
     @Timeout(value = 30, unit = TimeUnit.SECONDS) // before the fix, a 5-component composite was never written
     @CsvSource({

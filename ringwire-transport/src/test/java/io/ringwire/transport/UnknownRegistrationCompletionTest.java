@@ -4,23 +4,13 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.ringwire.uring.BufferRing;
-import io.ringwire.uring.Errno;
 import io.ringwire.uring.IoUringConstants;
 import io.ringwire.uring.Libc;
-import io.ringwire.uring.SockAddr;
-import io.ringwire.uring.SocketConstants;
-import io.ringwire.uring.Sockets;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.OutputStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -36,23 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * id nobody has, on a socket with a byte waiting.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class UnknownRegistrationCompletionTest {
-    private static EventLoopGroup group;
-
-    @BeforeAll
-    static void start() {
-        group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
-    }
-
-    @AfterAll
-    static void stop() throws InterruptedException {
-        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
-    }
-
+class UnknownRegistrationCompletionTest extends OneLoopTestBase {
     @Test
     void aBufferTakenForAnUnknownRegistrationGoesBackToTheRing() throws Exception {
-        try (ServerSocket peers = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
-             Arena arena = Arena.ofShared()) {
+        try (ServerSocket peers = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
             InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(),
                 peers.getLocalPort());
             // a channel only to reach the loop's handler; reading paused, so it takes no buffer itself
@@ -61,16 +38,10 @@ class UnknownRegistrationCompletionTest {
                 .connect(address).sync().channel();
             try (Socket channelPeer = peers.accept()) {
                 RingwireIoHandler handler = ((RingwireSocketChannel) ch).registration.handler();
-                MemorySegment sa = arena.allocate(SockAddr.STORAGE_SIZE, 8);
-                int saLength = SockAddr.write(address, sa, false);
-                int fd = Sockets.open(SocketConstants.AF_INET, SocketConstants.SOCK_STREAM);
+                int fd = connectRaw(address);
                 Socket[] peer = new Socket[1];
                 try {
                     long before = ch.eventLoop().submit(() -> {
-                        int c = Libc.connect(fd, sa, saLength);
-                        if (c != 0 && c != -Errno.EINPROGRESS) {
-                            throw new IllegalStateException("connect: " + Errno.name(-c));
-                        }
                         peer[0] = peers.accept();
                         OutputStream out = peer[0].getOutputStream();
                         out.write('x');
