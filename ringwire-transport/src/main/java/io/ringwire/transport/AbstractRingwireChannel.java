@@ -20,8 +20,6 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnknownHostException;
 
-import static io.ringwire.uring.IoUringConstants.IORING_ASYNC_CANCEL_ALL;
-
 /**
  * What every Ringwire channel shares: the socket fd, the registration with the loop's {@link RingwireIoHandler},
  * addresses, and the close path. Closing cancels every operation the kernel holds for the channel (by user_data, so a
@@ -134,8 +132,9 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
     abstract byte multishotReadOpcode();
 
     /**
-     * autoRead went off: forget the pending read and stop the multishot read op, so the transport stops consuming
-     * when the application stops reading. Hops to the event loop when called from another thread.
+     * autoRead went off: forget the pending read, and stop the multishot read op at once if
+     * {@link #cancelReadAtOnceWhenPaused()}, so the transport stops consuming when the application stops reading.
+     * Hops to the event loop when called from another thread.
      */
     void clearReadPending() {
         if (isRegistered() && !eventLoop().inEventLoop()) {
@@ -144,9 +143,17 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         }
         readPending = false;
         RingwireIoRegistration r = registration;
-        if (multishotArmed && r != null && r.isValid()) {
+        if (multishotArmed && r != null && r.isValid() && cancelReadAtOnceWhenPaused()) {
             cancel(r, multishotReadOpcode(), MULTISHOT);
         }
+    }
+
+    /**
+     * @return whether turning autoRead off cancels the multishot read op at once; otherwise the channel cancels it
+     *         when a completion arrives while paused, and keeps that completion for the next read()
+     */
+    boolean cancelReadAtOnceWhenPaused() {
+        return true;
     }
 
     /** @return the in-flight ops to cancel on close, as user_data (opcode + data) of this registration */
@@ -154,8 +161,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
 
     /** Cancels one op of this channel by its user_data; its CQE comes back with -ECANCELED. */
     final void cancel(RingwireIoRegistration r, byte opcode, int data) {
-        r.sq().prepCancel(r.userData(opcode, data), IORING_ASYNC_CANCEL_ALL,
-            r.nextUserData(io.ringwire.uring.IoUringConstants.IORING_OP_ASYNC_CANCEL, 0));
+        r.handler().cancel(r, r.userData(opcode, data));
     }
 
     @Override

@@ -32,6 +32,8 @@ public final class RingwireCounters {
     long closeSubmits;
     long directRecvs;
     long cqOverflows;
+    long sqRefusals;
+    int registrations;
 
     RingwireCounters(String name) {
         this.name = name;
@@ -144,6 +146,19 @@ public final class RingwireCounters {
         return cqOverflows;
     }
 
+    /**
+     * @return times an SQE could not be queued because the SQ was full and io_uring_enter took nothing (EBUSY while
+     *         the CQ overflowed); the operation waits for the next iteration, so nothing is lost
+     */
+    public long sqRefusals() {
+        return sqRefusals;
+    }
+
+    /** @return handles registered with the loop right now (channels, and those whose last completions are due) */
+    public int registrations() {
+        return registrations;
+    }
+
     /** @return n: SQEs per enter */
     public double sqesPerEnter() {
         return enters == 0 ? 0 : (double) sqes / enters;
@@ -168,9 +183,9 @@ public final class RingwireCounters {
     public String toString() {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d accepts=%d "
-                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d", name, iterations, enters, sqes,
-            sqesPerEnter(), cqes, cqesPerEnter(), recvs,
+                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sqRefusals=%d registrations=%d", name,
+            iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, accepts, acceptBackoffs,
-            closeSubmits, directRecvs, cqOverflows);
+            closeSubmits, directRecvs, cqOverflows, sqRefusals, registrations);
     }
 }

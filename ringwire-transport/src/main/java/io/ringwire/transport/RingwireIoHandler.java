@@ -51,6 +51,8 @@ public final class RingwireIoHandler implements IoHandler {
     /** Buffer group id of the loop's receive buffer ring. */
     static final short RECV_BUFFER_GROUP = 0;
     private static final int MAX_CQES_PER_DRAIN = 4096;
+    /** The longest sleep while an SQE the kernel refused waits to be queued again. */
+    private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long WAKEUP_USER_DATA = UserData.encode(UserData.HANDLER_ID, IORING_OP_READ, 0);
     private static final long CANCEL_ALL_USER_DATA = UserData.encode(UserData.HANDLER_ID, IORING_OP_ASYNC_CANCEL, 0);
 
@@ -77,6 +79,13 @@ public final class RingwireIoHandler implements IoHandler {
     private final IntObjectHashMap<RingwireIoRegistration> registrations = new IntObjectHashMap<>();
     private final List<RingwireIoRegistration> beforeEnter = new ArrayList<>();
     private final List<RingwireIoRegistration> afterCompletions = new ArrayList<>();
+    /** Handles whose SQE the kernel refused (SQ full, nothing taken): asked again in the next iteration. */
+    private final List<RingwireIoRegistration> retries = new ArrayList<>();
+    /** Cancels that found the SQ refusing, queued in the next iteration: {@code (owner, target user_data)}. */
+    private final List<RingwireIoRegistration> deferredCancelOwners = new ArrayList<>();
+    private final List<Long> deferredCancelTargets = new ArrayList<>();
+    /** Fault injection for tests: this many {@link #reserveSqe()} calls fail as if the kernel refused. */
+    int refuseSqes;
     private final RingwireIoEvent event = new RingwireIoEvent();
     private final CompletionHandler dispatcher = this::dispatch;
     private final RingwireCounters counters;
@@ -108,7 +117,8 @@ public final class RingwireIoHandler implements IoHandler {
         try {
             // Netty builds handlers on one thread and runs them on another: create disabled, enable in initialize()
             r = IoUring.builder().entries(config.ringEntries()).cqEntries(config.cqEntries())
-                .deferTaskrun(config.deferTaskrun()).startDisabled(true).build();
+                .singleIssuer(config.singleIssuer()).deferTaskrun(config.deferTaskrun())
+                .noSqArray(config.noSqArray()).startDisabled(true).build();
             e = EventFd.create();
             // iovecs and sockaddrs for one iteration's SQEs: the kernel copies them at submission
             // (FEAT_SUBMIT_STABLE), so the space is reused after every enter
@@ -167,9 +177,15 @@ public final class RingwireIoHandler implements IoHandler {
             if (config.registerRingFd()) {
                 ring.registerRingFd();
             }
-            recvBuffers = registerRecvBuffers();
+            if (config.bufferRing()) {
+                recvBuffers = registerRecvBuffers();
+            }
         } catch (NativeIoException e) {
             throw new UncheckedIOException(e);
+        }
+        RingwireCounters.publish(executor, counters);
+        if (recvBuffers == null) {
+            return; // receives go straight into allocator buffers
         }
         MemorySegment all = recvBuffers.segment();
         int size = recvBuffers.bufferSize();
@@ -177,7 +193,6 @@ public final class RingwireIoHandler implements IoHandler {
         for (int bid = 0; bid < recvBufferViews.length; bid++) {
             recvBufferViews[bid] = all.asSlice((long) bid * size, size).asByteBuffer();
         }
-        RingwireCounters.publish(executor, counters);
     }
 
     /** Incremental buffers where the kernel has them (6.12), else the classic ring; says once what it fell back to. */
@@ -206,14 +221,19 @@ public final class RingwireIoHandler implements IoHandler {
     @Override
     public int run(IoHandlerContext context) {
         counters.iterations++;
+        retryRefused();
         prepareHandlesBeforeEnter();
         int ret;
         if (cq.ready() == 0 && context.canBlock()) {
-            if (!wakeupReadArmed) {
+            if (!wakeupReadArmed && reserveSqe()) {
                 wakeupFd.prepRead(sq, WAKEUP_USER_DATA);
                 wakeupReadArmed = true;
             }
             long timeout = context.deadlineNanos() == -1 ? -1 : context.delayNanos(System.nanoTime());
+            if (!wakeupReadArmed || !retries.isEmpty() || !deferredCancelOwners.isEmpty()) {
+                // something the kernel refused waits for the next iteration, or no wake-up can reach us: a short nap
+                timeout = timeout < 0 ? RETRY_NANOS : Math.min(timeout, RETRY_NANOS);
+            }
             ret = ring.submitAndWait(timeout == 0 ? 0 : 1, timeout);
         } else {
             ret = ring.submitAndWait(0, -1); // submit, and run deferred completions, without waiting
@@ -234,6 +254,26 @@ public final class RingwireIoHandler implements IoHandler {
             counters.cqOverflows++;
         }
         return drained;
+    }
+
+    /** Queues again what the kernel refused in the last iteration: deferred cancels, then handles' retries. */
+    private void retryRefused() {
+        if (!deferredCancelOwners.isEmpty()) {
+            int n = deferredCancelOwners.size();
+            for (int i = 0; i < n && reserveSqe(); i++) {
+                RingwireIoRegistration r = deferredCancelOwners.remove(0);
+                long target = deferredCancelTargets.remove(0);
+                sq.prepCancel(target, IoUringConstants.IORING_ASYNC_CANCEL_ALL,
+                    r.nextUserData(IORING_OP_ASYNC_CANCEL, 0));
+            }
+        }
+        if (!retries.isEmpty()) {
+            for (RingwireIoRegistration r : retries) {
+                r.retryRequested = false;
+                r.prepareBeforeEnter();
+            }
+            retries.clear();
+        }
     }
 
     private void prepareHandlesBeforeEnter() {
@@ -346,10 +386,14 @@ public final class RingwireIoHandler implements IoHandler {
         RingwireCounters.retire(executor);
         // cancel everything still in flight (the wake-up read too) and wait, bounded, for those completions: the
         // kernel may write into receive buffers until then
-        sq.prepCancel(0, IoUringConstants.IORING_ASYNC_CANCEL_ANY | IoUringConstants.IORING_ASYNC_CANCEL_ALL,
-            CANCEL_ALL_USER_DATA);
+        boolean cancelQueued = false;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         while ((wakeupReadArmed || !registrations.isEmpty()) && System.nanoTime() < deadline) {
+            if (!cancelQueued && sq.tryReserve()) {
+                sq.prepCancel(0, IoUringConstants.IORING_ASYNC_CANCEL_ANY | IoUringConstants.IORING_ASYNC_CANCEL_ALL,
+                    CANCEL_ALL_USER_DATA);
+                cancelQueued = true;
+            }
             ring.submitAndWait(1, TimeUnit.MILLISECONDS.toNanos(50));
             drainCompletions();
             if (!registrations.isEmpty()) {
@@ -405,6 +449,7 @@ public final class RingwireIoHandler implements IoHandler {
             if (!registrations.containsKey(id)) {
                 RingwireIoRegistration r = new RingwireIoRegistration(this, handle, id);
                 registrations.put(id, r);
+                counters.registrations = registrations.size();
                 handle.registered();
                 return r;
             }
@@ -416,7 +461,36 @@ public final class RingwireIoHandler implements IoHandler {
 
     void unregister(RingwireIoRegistration r) {
         if (registrations.remove(r.id()) != null) {
+            counters.registrations = registrations.size();
             r.handle().unregistered();
+        }
+    }
+
+    void requestRetry(RingwireIoRegistration r) {
+        retries.add(r);
+    }
+
+    /** @return whether one SQE can be prepared now; counts a refusal (see {@link SubmissionQueue#tryReserve()}) */
+    boolean reserveSqe() {
+        if (refuseSqes > 0) {
+            refuseSqes--;
+        } else if (sq.tryReserve()) {
+            return true;
+        }
+        counters.sqRefusals++;
+        return false;
+    }
+
+    /**
+     * Cancels every op of {@code r} with user_data {@code target}; when the SQ refuses, the cancel is queued in the
+     * next iteration instead, so a close never fails for want of an SQE.
+     */
+    void cancel(RingwireIoRegistration r, long target) {
+        if (reserveSqe()) {
+            sq.prepCancel(target, IoUringConstants.IORING_ASYNC_CANCEL_ALL, r.nextUserData(IORING_OP_ASYNC_CANCEL, 0));
+        } else {
+            deferredCancelOwners.add(r);
+            deferredCancelTargets.add(target);
         }
     }
 
@@ -454,6 +528,7 @@ public final class RingwireIoHandler implements IoHandler {
         return counters;
     }
 
+    /** @return the loop's receive buffer ring, or null when {@link RingwireIoHandlerConfig#bufferRing()} is off */
     BufferRing recvBuffers() {
         return recvBuffers;
     }
@@ -500,6 +575,16 @@ public final class RingwireIoHandler implements IoHandler {
             counters.closeSubmits++;
             ring.submit();
         }
+    }
+
+    /** @return the ring's {@code IORING_SETUP_*} flags, as the kernel accepted them */
+    int setupFlags() {
+        return ring.setupFlags();
+    }
+
+    /** @return whether the ring fd is registered with the loop's thread */
+    boolean ringFdRegistered() {
+        return ring.isRingFdRegistered();
     }
 
     /** @return enters made so far: an SQE prepared at one count has been submitted once it moves on */

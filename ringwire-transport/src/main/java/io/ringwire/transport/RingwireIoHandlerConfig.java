@@ -8,7 +8,11 @@ import io.netty.util.internal.SystemPropertyUtil;
  * named after it: {@code -Dringwire.ringEntries}, {@code ringwire.cqEntries}, {@code ringwire.bufferRingEntries},
  * {@code ringwire.bufferSize}, {@code ringwire.incrementalBuffers}, {@code ringwire.iovecCapacity},
  * {@code ringwire.maxBytesPerWrite}, {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd},
- * {@code ringwire.directReceive}.
+ * {@code ringwire.directReceive}, {@code ringwire.singleIssuer}, {@code ringwire.noSqArray},
+ * {@code ringwire.multishotRecv}, {@code ringwire.bufferRing}.
+ *
+ * <p>Every optional io_uring feature Ringwire uses can be turned off here, to work around a kernel bug or to measure
+ * what it brings; the transport's echo tests run with each one off.
  *
  * @param ringEntries        SQ size
  * @param cqEntries          CQ size; multishot requests post many CQEs per SQE, so keep it several times the SQ
@@ -24,14 +28,23 @@ import io.netty.util.internal.SystemPropertyUtil;
  *                           corrupted echo in Netty's testsuite was seen with it on
  * @param iovecCapacity      iovecs the loop can hand to writes in one iteration
  * @param maxBytesPerWrite   cap on the bytes one write SQE carries (outbound bytes in flight per channel)
- * @param deferTaskrun       ask for SINGLE_ISSUER + DEFER_TASKRUN (falls back to COOP_TASKRUN)
+ * @param deferTaskrun       ask for DEFER_TASKRUN [6.1] (needs singleIssuer; falls back to COOP_TASKRUN)
  * @param registerRingFd     register the ring fd with the loop thread
  * @param directReceive      let bulk streams receive straight into allocator buffers (single-shot RECV, no copy)
  *                           instead of through the shared ring; see {@link RingwireSocketChannel}
+ * @param singleIssuer       ask for SINGLE_ISSUER [6.0] (only the loop's thread submits)
+ * @param noSqArray          ask for NO_SQARRAY [6.6] (no SQ index array)
+ * @param multishotRecv      receive with one multishot RECV per connection [6.0]; off: one single-shot RECV at a
+ *                           time, re-armed after each completion (still from the shared buffer ring)
+ * @param bufferRing         receive into the loop's shared provided buffer ring [5.19]; off: every receive is a
+ *                           single-shot RECV into a buffer from the channel's allocator, which then stays pinned by
+ *                           each connection while its receive waits (multishotRecv has no effect)
  */
 public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries, int bufferSize,
                                       boolean incrementalBuffers, int iovecCapacity, int maxBytesPerWrite,
-                                      boolean deferTaskrun, boolean registerRingFd, boolean directReceive) {
+                                      boolean deferTaskrun, boolean registerRingFd, boolean directReceive,
+                                      boolean singleIssuer, boolean noSqArray, boolean multishotRecv,
+                                      boolean bufferRing) {
     /** Receive buffers with incremental consumption: few and large. */
     static final int INCREMENTAL_ENTRIES = 64;
     static final int INCREMENTAL_SIZE = 64 * 1024;
@@ -95,6 +108,10 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         private boolean deferTaskrun = SystemPropertyUtil.getBoolean("ringwire.deferTaskrun", true);
         private boolean registerRingFd = SystemPropertyUtil.getBoolean("ringwire.registerRingFd", true);
         private boolean directReceive = SystemPropertyUtil.getBoolean("ringwire.directReceive", true);
+        private boolean singleIssuer = SystemPropertyUtil.getBoolean("ringwire.singleIssuer", true);
+        private boolean noSqArray = SystemPropertyUtil.getBoolean("ringwire.noSqArray", true);
+        private boolean multishotRecv = SystemPropertyUtil.getBoolean("ringwire.multishotRecv", true);
+        private boolean bufferRing = SystemPropertyUtil.getBoolean("ringwire.bufferRing", true);
 
         private Builder() { }
 
@@ -158,10 +175,35 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
             return this;
         }
 
+        /** @param v whether to ask for SINGLE_ISSUER (DEFER_TASKRUN needs it) @return this */
+        public Builder singleIssuer(boolean v) {
+            singleIssuer = v;
+            return this;
+        }
+
+        /** @param v whether to ask for NO_SQARRAY @return this */
+        public Builder noSqArray(boolean v) {
+            noSqArray = v;
+            return this;
+        }
+
+        /** @param v whether connections receive with one multishot RECV @return this */
+        public Builder multishotRecv(boolean v) {
+            multishotRecv = v;
+            return this;
+        }
+
+        /** @param v whether connections receive into the loop's shared provided buffer ring @return this */
+        public Builder bufferRing(boolean v) {
+            bufferRing = v;
+            return this;
+        }
+
         /** @return the config */
         public RingwireIoHandlerConfig build() {
             return new RingwireIoHandlerConfig(ringEntries, cqEntries, bufferRingEntries, bufferSize,
-                incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd, directReceive);
+                incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd, directReceive,
+                singleIssuer, noSqArray, multishotRecv, bufferRing);
         }
     }
 }

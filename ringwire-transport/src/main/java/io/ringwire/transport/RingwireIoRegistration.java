@@ -24,6 +24,7 @@ public final class RingwireIoRegistration implements IoRegistration {
     private boolean cancelled;
     boolean beforeEnterRequested;
     boolean afterCompletionsRequested;
+    boolean retryRequested;
 
     RingwireIoRegistration(RingwireIoHandler handler, IoHandle handle, int id) {
         this.handler = handler;
@@ -48,7 +49,30 @@ public final class RingwireIoRegistration implements IoRegistration {
     }
 
     /**
-     * The user_data for an op of this registration, counting it as in flight: call once per SQE prepared.
+     * Makes room for one SQE of this registration; call it before changing the state the SQE stands for.
+     *
+     * @return false if the SQ is full and io_uring_enter took nothing: leave everything as it was and ask again
+     *         with {@link #retryNextIteration()}
+     */
+    public boolean reserveSqe() {
+        return handler.reserveSqe();
+    }
+
+    /**
+     * Asks for one {@link RingwireIoHandle#prepareBeforeEnter()} call in the next iteration, after its completions
+     * have been reaped: the retry for an SQE that {@link #reserveSqe()} refused. A loop with retries waiting does not
+     * sleep longer than a millisecond.
+     */
+    public void retryNextIteration() {
+        if (!retryRequested) {
+            retryRequested = true;
+            handler.requestRetry(this);
+        }
+    }
+
+    /**
+     * The user_data for an op of this registration, counting it as in flight: call once per SQE prepared, after
+     * {@link #reserveSqe()}.
      *
      * @param opcode the SQE's {@code IORING_OP_*}
      * @param data   24 bits
@@ -128,6 +152,10 @@ public final class RingwireIoRegistration implements IoRegistration {
         }
         if (cancelled) {
             return -1;
+        }
+        if (!reserveSqe()) {
+            throw new IllegalStateException("the io_uring submission queue is full and the kernel took nothing: "
+                + "try again after this iteration's completions");
         }
         long userData = nextUserData(o.opcode(), o.data());
         SubmissionQueue q = handler.sq();

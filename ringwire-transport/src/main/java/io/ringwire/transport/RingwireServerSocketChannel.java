@@ -82,14 +82,20 @@ public final class RingwireServerSocketChannel extends AbstractRingwireChannel i
             return;
         }
         int flags = SocketConstants.SOCK_NONBLOCK | SocketConstants.SOCK_CLOEXEC;
-        if (config.isAutoRead()) {
-            if (!multishotArmed) {
-                multishotArmed = true;
-                r.sq().prepAcceptMultishot(fd, flags, r.nextUserData(IORING_OP_ACCEPT, MULTISHOT));
-            }
-        } else if (!singleInFlight && !multishotArmed && readPending) {
-            singleInFlight = true;
+        boolean multishot = config.isAutoRead();
+        if (multishotArmed || singleInFlight || !multishot && !readPending) {
+            return;
+        }
+        if (!r.reserveSqe()) {
+            r.retryNextIteration(); // prepareBeforeEnter() comes back here
+            return;
+        }
+        if (multishot) {
+            r.sq().prepAcceptMultishot(fd, flags, r.nextUserData(IORING_OP_ACCEPT, MULTISHOT));
+            multishotArmed = true;
+        } else {
             r.sq().prepAccept(fd, 0, 0, flags, r.nextUserData(IORING_OP_ACCEPT, SINGLE));
+            singleInFlight = true;
         }
     }
 
@@ -189,6 +195,13 @@ public final class RingwireServerSocketChannel extends AbstractRingwireChannel i
                     armAccept();
                 }
             }, ACCEPT_BACKOFF_MILLIS, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public void prepareBeforeEnter() {
+            if (isOpen() && (config.isAutoRead() || readPending)) {
+                armAccept(); // a retry after the kernel refused an SQE
+            }
         }
 
         @Override

@@ -48,8 +48,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p><b>Reads</b> come from one multishot RECV [6.0] per connection, into the loop's shared provided buffer ring;
  * each CQE's bytes are copied into a buffer from the channel's allocator and the ring slot is returned at once, so the
  * ring never starves for long and no slot outlives its CQE. With {@code autoRead} off, each {@code read()} issues one
- * single-shot RECV from the same ring, and turning {@code autoRead} off cancels the multishot one: the transport stops
- * consuming when the application stops reading. {@code channelReadComplete} fires once per batch of completions.
+ * single-shot RECV from the same ring; turning {@code autoRead} off leaves the multishot one armed until bytes arrive
+ * while paused, which then wait for the next {@code read()} while it is cancelled: the transport stops consuming when
+ * the application stops reading, and a handler that pauses for every message costs no cancel and re-arm per message.
+ * {@code channelReadComplete} fires once per batch of completions.
  *
  * <p><b>Bulk streams</b> switch to direct receives: when two receives in a row fill a whole ring buffer and the
  * kernel says more is waiting ({@code IORING_CQE_F_SOCK_NONEMPTY}), the multishot RECV is cancelled and, once its
@@ -86,6 +88,8 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
     private int smallRecvs;
     /** A POLL_ADD for the peer's FIN while reading is paused (autoRead off, no read() pending). */
     private boolean rdhupArmed;
+    /** The kernel refused an SQE for reading (SQ full, nothing taken): arm again next iteration. */
+    private boolean armRetry;
     private boolean readInBatch;
     private boolean eofSeen;
     private boolean recvNeedsRearm;
@@ -274,21 +278,28 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
         if (!active || inputShutdown || eofSeen || r == null || !r.isValid() || fd < 0) {
             return;
         }
-        SubmissionQueue q = r.sq();
-        if (directRecvInFlight) {
-            return; // its completion re-arms; nothing else reads meanwhile, so the order holds
+        if (directRecvInFlight || multishotArmed || singleRecvInFlight) {
+            return; // its completion re-arms; one receive at a time, so the byte order holds
         }
-        if (config.isAutoRead() && bulk && !multishotArmed) {
+        if (!config.isAutoRead() && !readPending) {
+            return;
+        }
+        if (!r.reserveSqe()) {
+            armRetry = true; // nothing changed: prepareBeforeEnter() comes back here next iteration
+            r.retryNextIteration();
+            return;
+        }
+        RingwireIoHandler h = r.handler();
+        if (h.recvBuffers() == null || config.isAutoRead() && bulk) {
             armDirectRecv(r);
-        } else if (config.isAutoRead()) {
-            if (!multishotArmed) {
-                multishotArmed = true;
-                q.prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0,
-                    r.nextUserData(IORING_OP_RECV, MULTISHOT));
-            }
-        } else if (readPending && !multishotArmed && !singleRecvInFlight) {
+        } else if (config.isAutoRead() && h.config().multishotRecv()) {
+            long userData = r.nextUserData(IORING_OP_RECV, MULTISHOT);
+            r.sq().prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData);
+            multishotArmed = true;
+        } else {
+            long userData = r.nextUserData(IORING_OP_RECV, SINGLE);
+            r.sq().prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData);
             singleRecvInFlight = true;
-            q.prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, r.nextUserData(IORING_OP_RECV, SINGLE));
         }
     }
 
@@ -296,24 +307,46 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
     private void armDirectRecv(RingwireIoRegistration r) {
         RingwireIoHandler h = r.handler();
         RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
-        int size = Math.max(handle.guess(), 2 * h.recvBuffers().bufferSize());
+        BufferRing ring = h.recvBuffers();
+        int size = ring == null ? handle.guess() : Math.max(handle.guess(), 2 * ring.bufferSize());
         ByteBuf buf = config.getAllocator().directBuffer(size);
-        if (!buf.hasMemoryAddress()) {
-            buf.release(); // an allocator without native addresses: stay on the shared ring
-            bulk = false;
-            armRecv();
-            return;
+        long address;
+        if (buf.hasMemoryAddress()) {
+            address = buf.memoryAddress() + buf.writerIndex();
+        } else if (buf.nioBufferCount() == 1) { // no sun.misc.Unsafe: the address through the NIO view
+            address = MemorySegment.ofBuffer(buf.internalNioBuffer(buf.writerIndex(), buf.writableBytes())).address();
+        } else {
+            buf.release();
+            throw new IllegalStateException("the channel's allocator gave a direct buffer with no single native "
+                + "address: " + buf.getClass().getName());
+        }
+        long userData;
+        try {
+            userData = r.nextUserData(IORING_OP_RECV, DIRECT);
+            r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData);
+        } catch (RuntimeException e) {
+            buf.release();
+            throw e;
         }
         directBuf = buf;
         directRecvInFlight = true;
-        r.sq().prepRecv(fd, buf.memoryAddress() + buf.writerIndex(), buf.writableBytes(), 0,
-            r.nextUserData(IORING_OP_RECV, DIRECT));
         h.counters().directRecvs++;
     }
 
     @Override
     byte multishotReadOpcode() {
         return IORING_OP_RECV;
+    }
+
+    /**
+     * A connection keeps its multishot RECV armed when autoRead goes off, and cancels it only if bytes arrive while
+     * paused (they wait in {@link #pendingInput}, at most what one batch of completions brought): a handler that
+     * turns autoRead off and on again for every message, as reactive back-pressure does, then costs no cancel and
+     * no re-arm per message.
+     */
+    @Override
+    boolean cancelReadAtOnceWhenPaused() {
+        return false;
     }
 
     @Override
@@ -410,6 +443,10 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 checkResolvable(remote);
                 RingwireIoRegistration r = registration;
                 RingwireIoHandler h = r.handler();
+                if (!r.reserveSqe()) {
+                    throw new IOException("cannot connect now: the io_uring submission queue is full and the kernel "
+                        + "took nothing (sqRefusals=" + h.counters().sqRefusals() + ")");
+                }
                 long sa = h.scratch(SockAddr.STORAGE_SIZE);
                 MemorySegment seg = h.scratchSegment();
                 int len = SockAddr.write(remote, seg.asSlice(sa - seg.address(), SockAddr.STORAGE_SIZE), ipv6);
@@ -506,8 +543,13 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 || inputShutdown || !active || fd < 0 || r == null || !r.isValid()) {
                 return;
             }
-            rdhupArmed = true;
+            if (!r.reserveSqe()) {
+                armRetry = true;
+                r.retryNextIteration();
+                return;
+            }
             r.sq().prepPollAdd(fd, SocketConstants.POLLRDHUP, false, r.nextUserData(IORING_OP_POLL_ADD, 0));
+            rdhupArmed = true;
         }
 
         private void rdhupComplete(int res) {
@@ -542,8 +584,8 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 } finally {
                     buffers.release(bid, res, flags); // the bytes now live in the pipeline's buffers
                 }
-                if (data == MULTISHOT) {
-                    watchForBulk(r, res, flags, buffers.bufferSize());
+                if (config.isAutoRead()) {
+                    watchForBulk(r, res, flags, buffers.bufferSize(), data == MULTISHOT);
                 }
             } else if (res == 0) {
                 eofSeen = true;
@@ -562,7 +604,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
          * A multishot receive that filled its ring buffer while more waited in the socket, twice in a row: this is a
          * bulk stream, and the multishot RECV is cancelled so that direct receives take over when it has ended.
          */
-        private void watchForBulk(RingwireIoRegistration r, int res, int flags, int bufferSize) {
+        private void watchForBulk(RingwireIoRegistration r, int res, int flags, int bufferSize, boolean multishot) {
             if (bulk || !r.handler().config().directReceive()) {
                 return;
             }
@@ -570,11 +612,13 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 fullRecvs = 0;
                 return;
             }
-            if (++fullRecvs >= 2 && multishotArmed && config.isAutoRead()) {
+            if (++fullRecvs >= 2) {
                 bulk = true;
                 fullRecvs = 0;
                 smallRecvs = 0;
-                cancel(r, IORING_OP_RECV, MULTISHOT);
+                if (multishot && multishotArmed) {
+                    cancel(r, IORING_OP_RECV, MULTISHOT);
+                } // a single-shot one has ended: the next arm is direct
             }
         }
 
@@ -600,7 +644,8 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 if (!config.isAutoRead() || pendingInput != null) {
                     // autoRead went off while this read was in flight: the pending-read rules apply
                     try {
-                        deliver(buf.nioBuffer(buf.readerIndex(), res), buf.memoryAddress() + buf.readerIndex());
+                        deliver(buf.nioBuffer(buf.readerIndex(), res),
+                            buf.hasMemoryAddress() ? buf.memoryAddress() + buf.readerIndex() : 0);
                     } finally {
                         buf.release();
                     }
@@ -617,7 +662,8 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                     pipeline().fireChannelRead(buf);
                 }
                 // a stream that slows down goes back to the shared ring, so an idle connection pins no buffer
-                boolean small = res < h.recvBuffers().bufferSize() && (flags & IORING_CQE_F_SOCK_NONEMPTY) == 0;
+                BufferRing ring = h.recvBuffers();
+                boolean small = ring != null && res < ring.bufferSize() && (flags & IORING_CQE_F_SOCK_NONEMPTY) == 0;
                 smallRecvs = small ? smallRecvs + 1 : 0;
                 if (smallRecvs >= 4) {
                     bulk = false;
@@ -742,8 +788,8 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                     armRecv();
                 }
             }
-            if (!config.isAutoRead() && !readPending && multishotArmed) {
-                cancel(registration, IORING_OP_RECV, MULTISHOT);
+            if (!config.isAutoRead() && !readPending && multishotArmed && pendingInput != null) {
+                cancel(registration, IORING_OP_RECV, MULTISHOT); // bytes came while paused: stop taking more
             }
             watchForPeerCloseIfPaused();
         }
@@ -853,11 +899,20 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
 
         @Override
         public void prepareBeforeEnter() {
+            if (armRetry) {
+                armRetry = false;
+                armRecv();
+                watchForPeerCloseIfPaused();
+            }
             ChannelOutboundBuffer in = outboundBuffer();
-            if (writeInFlight || in == null || fd < 0 || !active) {
+            if (writeInFlight || in == null || in.isEmpty() || fd < 0 || !active) {
                 return;
             }
             RingwireIoRegistration r = registration;
+            if (!r.reserveSqe()) {
+                r.retryNextIteration(); // the flushed bytes wait in the outbound buffer
+                return;
+            }
             if (!gather(in)) {
                 return;
             }

@@ -125,12 +125,9 @@ public final class SubmissionQueue {
      * @throws IllegalStateException if the kernel will not take SQEs even after a submit (CQ overflow back-pressure)
      */
     public long nextSqe() {
-        if (tail - (int) INT.getAcquire(rings, kheadOffset) >= entries) {
-            ring.submitBecauseFull();
-            if (tail - (int) INT.getAcquire(rings, kheadOffset) >= entries) {
-                throw new IllegalStateException("submission queue full: entries=" + entries
-                    + ", and io_uring_enter consumed nothing (reap completions first)");
-            }
+        if (!tryReserve()) {
+            throw new IllegalStateException("submission queue full: entries=" + entries
+                + ", and io_uring_enter consumed nothing (reap completions first)");
         }
         long sqe = (long) (tail & mask) * IoUringSqe.SIZE;
         tail++;
@@ -144,6 +141,22 @@ public final class SubmissionQueue {
         s.set(JAVA_LONG, sqe + 48, 0L);
         s.set(JAVA_LONG, sqe + 56, 0L);
         return sqe;
+    }
+
+    /**
+     * Makes sure the next {@link #nextSqe()} finds a free slot without submitting: when the queue is full, submits
+     * what it holds now. Call it before changing any state that the SQE stands for, so that a refusal leaves nothing
+     * half done.
+     *
+     * @return false if the queue is full and the kernel took nothing (e.g. {@code EBUSY} or {@code EAGAIN} from
+     *         io_uring_enter): try again after reaping completions
+     */
+    public boolean tryReserve() {
+        if (tail - (int) INT.getAcquire(rings, kheadOffset) < entries) {
+            return true;
+        }
+        ring.submitBecauseFull();
+        return tail - (int) INT.getAcquire(rings, kheadOffset) < entries;
     }
 
     // ------------------------------------------------------------------------------------------ field access

@@ -1,0 +1,92 @@
+package io.ringwire.transport.testsuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.ringwire.transport.RingwireIoHandler;
+import io.ringwire.transport.RingwireIoHandlerConfig;
+import io.ringwire.transport.RingwireServerSocketChannel;
+import io.ringwire.transport.RingwireSocketChannel;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/**
+ * Ringwire with one optional io_uring feature turned off at a time, each against NIO on the other side (Ringwire
+ * server × NIO client, NIO server × Ringwire client), so that a path only a feature-less kernel or a cautious user
+ * takes is tested as hard as the default one.
+ */
+final class FeaturesOffPermutation {
+    /** Each switch Ringwire has, turned off (or, for the one off by default, on). */
+    static final Map<String, UnaryOperator<RingwireIoHandlerConfig.Builder>> SWITCHES = new LinkedHashMap<>();
+
+    static {
+        SWITCHES.put("deferTaskrun off", b -> b.deferTaskrun(false));
+        SWITCHES.put("singleIssuer off", b -> b.singleIssuer(false));
+        SWITCHES.put("noSqArray off", b -> b.noSqArray(false));
+        SWITCHES.put("registerRingFd off", b -> b.registerRingFd(false));
+        SWITCHES.put("multishotRecv off", b -> b.multishotRecv(false));
+        SWITCHES.put("bufferRing off", b -> b.bufferRing(false));
+        SWITCHES.put("directReceive off", b -> b.directReceive(false));
+    }
+
+    private static final EventLoopGroup NIO = new MultiThreadIoEventLoopGroup(2,
+        new DefaultThreadFactory("features-off-nio", true), NioIoHandler.newFactory());
+    private static final List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> COMBOS = new ArrayList<>();
+
+    static {
+        for (Map.Entry<String, UnaryOperator<RingwireIoHandlerConfig.Builder>> e : SWITCHES.entrySet()) {
+            RingwireIoHandlerConfig config = e.getValue().apply(RingwireIoHandlerConfig.builder()).build();
+            EventLoopGroup ringwire = new MultiThreadIoEventLoopGroup(2,
+                new DefaultThreadFactory("features-off-" + e.getKey().replace(' ', '-'), true),
+                RingwireIoHandler.newFactory(config));
+            COMBOS.add(new BootstrapComboFactory<>() {
+                @Override
+                public ServerBootstrap newServerInstance() {
+                    return new ServerBootstrap().group(ringwire).channel(RingwireServerSocketChannel.class);
+                }
+
+                @Override
+                public Bootstrap newClientInstance() {
+                    return new Bootstrap().group(NIO).channel(NioSocketChannel.class);
+                }
+
+                @Override
+                public String toString() {
+                    return "Ringwire (" + e.getKey() + ") server, NIO client";
+                }
+            });
+            COMBOS.add(new BootstrapComboFactory<>() {
+                @Override
+                public ServerBootstrap newServerInstance() {
+                    return new ServerBootstrap().group(NIO).channel(NioServerSocketChannel.class);
+                }
+
+                @Override
+                public Bootstrap newClientInstance() {
+                    return new Bootstrap().group(ringwire).channel(RingwireSocketChannel.class);
+                }
+
+                @Override
+                public String toString() {
+                    return "NIO server, Ringwire (" + e.getKey() + ") client";
+                }
+            });
+        }
+    }
+
+    private FeaturesOffPermutation() { }
+
+    static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket() {
+        return COMBOS;
+    }
+}
