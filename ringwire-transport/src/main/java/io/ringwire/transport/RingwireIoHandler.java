@@ -17,7 +17,6 @@ import io.ringwire.uring.EventFd;
 import io.ringwire.uring.IoUring;
 import io.ringwire.uring.IoUringConstants;
 import io.ringwire.uring.IoUringCqe;
-import io.ringwire.uring.IoUringProbe;
 import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.SubmissionQueue;
 
@@ -103,14 +102,7 @@ public final class RingwireIoHandler implements IoHandler {
     private RingwireIoHandler(ThreadAwareExecutor executor, RingwireIoHandlerConfig config) {
         this.executor = executor;
         this.config = config;
-        IoUringProbe probe = IoUringProbe.get();
-        if (!probe.isAvailable()) {
-            throw new UnsupportedOperationException("io_uring is unavailable", probe.unavailabilityCause());
-        }
-        if (!probe.missingForRingwire().isEmpty()) {
-            throw new UnsupportedOperationException("this kernel (" + probe.kernelRelease() + ") lacks what Ringwire "
-                + "needs: " + String.join(", ", probe.missingForRingwire()));
-        }
+        Ringwire.ensureAvailability();
         IoUring r = null;
         EventFd e = null;
         Arena a = null;

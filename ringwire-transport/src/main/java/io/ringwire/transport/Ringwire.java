@@ -1,0 +1,74 @@
+package io.ringwire.transport;
+
+import io.netty.util.internal.SystemPropertyUtil;
+import io.ringwire.uring.Errno;
+import io.ringwire.uring.IoUringProbe;
+import io.ringwire.uring.NativeIoException;
+
+/**
+ * Whether Ringwire can run in this process, in the style of Netty's {@code IoUring.isAvailable()}: io_uring must be
+ * usable (a kernel with it, not switched off by {@code kernel.io_uring_disabled}, not blocked by a seccomp profile as
+ * Docker's default one does) and offer what Ringwire needs (Linux 6.0 or later). {@code -Dringwire.disable=true}
+ * makes it unavailable on purpose, to run an application on another transport without changing code.
+ *
+ * <pre>{@code
+ * IoHandlerFactory factory = Ringwire.isAvailable() ? RingwireIoHandler.newFactory() : EpollIoHandler.newFactory();
+ * }</pre>
+ */
+public final class Ringwire {
+    /** The system property that turns Ringwire off: {@code -Dringwire.disable=true}. */
+    public static final String DISABLE_PROPERTY = "ringwire.disable";
+
+    private Ringwire() { }
+
+    /** @return whether Ringwire's event loops can be created here */
+    public static boolean isAvailable() {
+        return unavailabilityCause() == null;
+    }
+
+    /**
+     * @return why Ringwire cannot run here, with what to do about it, or {@code null} if it can
+     */
+    public static Throwable unavailabilityCause() {
+        if (SystemPropertyUtil.getBoolean(DISABLE_PROPERTY, false)) {
+            return new UnsupportedOperationException("Ringwire is disabled by -D" + DISABLE_PROPERTY + "=true");
+        }
+        IoUringProbe probe = IoUringProbe.get();
+        if (!probe.isAvailable()) {
+            Throwable cause = probe.unavailabilityCause();
+            return new UnsupportedOperationException("io_uring is unavailable on this kernel (" + probe.kernelRelease()
+                + "): " + cause.getMessage() + hint(cause), cause);
+        }
+        if (!probe.missingForRingwire().isEmpty()) {
+            return new UnsupportedOperationException("this kernel (" + probe.kernelRelease() + ") lacks what Ringwire "
+                + "needs: " + String.join(", ", probe.missingForRingwire()) + " (Linux 6.0 or later has it all)");
+        }
+        return null;
+    }
+
+    /**
+     * @throws UnsupportedOperationException if Ringwire cannot run here: its message says why and names the
+     *                                       alternative, its cause is the kernel's answer
+     */
+    public static void ensureAvailability() {
+        Throwable cause = unavailabilityCause();
+        if (cause != null) {
+            throw new UnsupportedOperationException(cause.getMessage() + "; use Netty's epoll transport instead "
+                + "(EpollIoHandler.newFactory(), EpollServerSocketChannel, EpollSocketChannel), or NIO",
+                cause.getCause() != null ? cause.getCause() : cause);
+        }
+    }
+
+    private static String hint(Throwable cause) {
+        if (cause instanceof NativeIoException e) {
+            if (e.errno() == Errno.EPERM) {
+                return " (io_uring is blocked: the sysctl kernel.io_uring_disabled, or a seccomp profile such as "
+                    + "Docker's default one)";
+            }
+            if (e.errno() == Errno.ENOSYS) {
+                return " (the kernel has no io_uring: older than 5.1, or built without it)";
+            }
+        }
+        return "";
+    }
+}
