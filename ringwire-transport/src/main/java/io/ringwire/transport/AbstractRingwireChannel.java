@@ -46,6 +46,8 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
     boolean multishotArmed;
     /** Whether a read() waits to be satisfied (autoRead off). */
     boolean readPending;
+    /** The close has begun away from the loop (SO_LINGER): nothing new may be armed. */
+    boolean closingOffLoop;
     /** What Netty's loop handed out (a wrapper that also counts registrations); cancelled on deregister. */
     private IoRegistration loopRegistration;
     private volatile SocketAddress local;
@@ -256,8 +258,38 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         return direct;
     }
 
+    /** @return the socket's SO_LINGER timeout in seconds, or 0 if close(2) does not wait */
+    int lingerSeconds() {
+        return 0;
+    }
+
     /** The unsafe of every Ringwire channel is also its {@link RingwireIoHandle}. */
     abstract class RingwireUnsafe extends AbstractUnsafe implements RingwireIoHandle {
+        /**
+         * With SO_LINGER above 0, close(2) may wait for the peer to take the unsent bytes: it must not wait on the
+         * event loop. Every operation of the channel is cancelled here, on the loop, and close(2) runs on Netty's
+         * global executor once their completions are in (until then they hold a reference to the socket, and the
+         * last reference, dropped on the loop's thread, would do the waiting there).
+         */
+        @Override
+        protected java.util.concurrent.Executor prepareToClose() {
+            RingwireIoRegistration r = registration;
+            int linger;
+            try {
+                linger = isOpen() && fd >= 0 ? lingerSeconds() : 0;
+            } catch (RuntimeException e) {
+                linger = 0;
+            }
+            if (linger <= 0 || r == null || !eventLoop().inEventLoop()) {
+                return null;
+            }
+            closingOffLoop = true;
+            if (r.isValid()) {
+                cancelInFlight(r);
+            }
+            return task -> r.runWhenIdle(() -> io.netty.util.concurrent.GlobalEventExecutor.INSTANCE.execute(task));
+        }
+
         @Override
         public void close() {
             close(voidPromise());

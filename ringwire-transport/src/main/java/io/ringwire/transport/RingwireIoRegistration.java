@@ -22,6 +22,8 @@ public final class RingwireIoRegistration implements IoRegistration {
     /** The handler's enter count when this registration last prepared an SQE. */
     private long preparedAtEnter = -1;
     private boolean cancelled;
+    /** Runs once no operation of this registration is in flight (see {@link #runWhenIdle(Runnable)}). */
+    private Runnable whenIdle;
     boolean beforeEnterRequested;
     boolean afterCompletionsRequested;
     boolean retryRequested;
@@ -132,7 +134,24 @@ public final class RingwireIoRegistration implements IoRegistration {
     /** A final CQE (no F_MORE) arrived; returns whether the registration is now finished. */
     boolean completed() {
         inFlight--;
+        if (inFlight <= 0 && whenIdle != null) {
+            Runnable r = whenIdle;
+            whenIdle = null;
+            r.run();
+        }
         return cancelled && inFlight <= 0;
+    }
+
+    /**
+     * Runs {@code task} on the loop once the kernel holds no operation of this registration (now, if it holds none):
+     * for a close that must not run while an operation still holds a reference to the socket.
+     */
+    void runWhenIdle(Runnable task) {
+        if (inFlight <= 0) {
+            task.run();
+        } else {
+            whenIdle = task;
+        }
     }
 
     /**

@@ -275,7 +275,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
 
     private void armRecv() {
         RingwireIoRegistration r = registration;
-        if (!active || inputShutdown || eofSeen || r == null || !r.isValid() || fd < 0) {
+        if (!active || inputShutdown || eofSeen || closingOffLoop || r == null || !r.isValid() || fd < 0) {
             return;
         }
         if (directRecvInFlight || multishotArmed || singleRecvInFlight) {
@@ -336,6 +336,11 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
     @Override
     byte multishotReadOpcode() {
         return IORING_OP_RECV;
+    }
+
+    @Override
+    int lingerSeconds() {
+        return config.getSoLinger();
     }
 
     /**
@@ -539,7 +544,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
         private void watchForPeerCloseIfPaused() {
             RingwireIoRegistration r = registration;
             if (rdhupArmed || config.isAutoRead() || readPending || multishotArmed || singleRecvInFlight
-                || directRecvInFlight || eofSeen
+                || directRecvInFlight || eofSeen || closingOffLoop
                 || inputShutdown || !active || fd < 0 || r == null || !r.isValid()) {
                 return;
             }
@@ -905,7 +910,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 watchForPeerCloseIfPaused();
             }
             ChannelOutboundBuffer in = outboundBuffer();
-            if (writeInFlight || in == null || in.isEmpty() || fd < 0 || !active) {
+            if (writeInFlight || in == null || in.isEmpty() || fd < 0 || !active || closingOffLoop) {
                 return;
             }
             RingwireIoRegistration r = registration;
