@@ -50,6 +50,9 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
     boolean closingOffLoop;
     /** What Netty's loop handed out (a wrapper that also counts registrations); cancelled on deregister. */
     private IoRegistration loopRegistration;
+    /** After a deregistration: the old registration while operations of it are still in flight, and its loop. */
+    private RingwireIoRegistration staleRegistration;
+    private EventLoop staleLoop;
     private volatile SocketAddress local;
     private volatile SocketAddress remote;
     /** Whether the socket has a local address worth asking for: bound, connected or accepted. */
@@ -111,22 +114,63 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
 
     @Override
     protected void doRegister(ChannelPromise promise) {
+        RingwireIoRegistration stale = staleRegistration;
+        EventLoop staleLoop = this.staleLoop;
+        staleRegistration = null;
+        this.staleLoop = null;
+        if (stale != null) {
+            // the previous loop still has operations of this channel in flight (cancelled, their completions due):
+            // register here only once they are in, so that one loop at a time reads and writes the socket; and only
+            // from a task of that loop, after the iteration that brought the last of them, whose end-of-batch calls
+            // still act on the old registration
+            try {
+                staleLoop.execute(() -> stale.runWhenIdle(() -> staleLoop.execute(() -> register0(promise))));
+                return;
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // that loop has shut down: closing its ring ended them
+            }
+        }
+        register0(promise);
+    }
+
+    private void register0(ChannelPromise promise) {
         ((IoEventLoop) eventLoop()).register((RingwireUnsafe) unsafe()).addListener(f -> {
             if (f.isSuccess()) {
                 loopRegistration = (IoRegistration) f.getNow();
                 registration = loopRegistration.attachment();
                 promise.setSuccess();
+                reregistered();
             } else {
                 promise.setFailure(f.cause());
             }
         });
     }
 
+    /**
+     * Registered with a loop again after a deregistration: take up what Netty does not restart itself (a read()
+     * that was pending with autoRead off, flushed writes).
+     */
+    void reregistered() {
+    }
+
+    /**
+     * Leaves the loop: every operation the kernel holds for the channel is cancelled (a receive left armed would
+     * keep reading into this loop's buffers while another loop reads the same socket), and the registration ends
+     * when their completions are in; {@link #doRegister} waits for that before joining another loop.
+     */
     @Override
     protected void doDeregister() {
-        IoRegistration r = loopRegistration;
-        if (r != null) {
-            r.cancel();
+        RingwireIoRegistration r = registration;
+        if (r != null && r.isValid() && isOpen() && eventLoop().inEventLoop()) {
+            cancelInFlight(r); // (a close has cancelled them already)
+        }
+        IoRegistration l = loopRegistration;
+        if (l != null) {
+            l.cancel();
+        }
+        if (r != null && r.inFlight() > 0) {
+            staleRegistration = r;
+            staleLoop = eventLoop();
         }
     }
 

@@ -339,6 +339,17 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
     }
 
     @Override
+    void reregistered() {
+        if (readPending && !config.isAutoRead()) {
+            armRecv();
+        }
+        ChannelOutboundBuffer in = unsafe().outboundBuffer();
+        if (in != null && !in.isEmpty()) {
+            doWrite(in); // flushed bytes a cancelled write left behind
+        }
+    }
+
+    @Override
     int lingerSeconds() {
         return config.getSoLinger();
     }
@@ -646,7 +657,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 c.recvs++;
                 c.recvBytes += res;
                 buf.writerIndex(buf.writerIndex() + res);
-                if (!config.isAutoRead() || pendingInput != null) {
+                if (!config.isAutoRead() || pendingInput != null || !r.isValid()) {
                     // autoRead went off while this read was in flight: the pending-read rules apply
                     try {
                         deliver(buf.nioBuffer(buf.readerIndex(), res),
@@ -686,6 +697,14 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
          */
         private void deliver(ByteBuffer src, long srcAddress) {
             ByteBufAllocator alloc = config.getAllocator();
+            if (!registration.isValid()) {
+                // a receive that completed after deregistration: its bytes wait for the loop the channel joins next
+                // (a closed channel drops them)
+                if (isOpen()) {
+                    stash(src, alloc);
+                }
+                return;
+            }
             if (pendingInput != null) {
                 stash(src, alloc); // older bytes wait for the next read(): keep the order
                 return;
@@ -779,7 +798,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 close(voidPromise());
                 return;
             }
-            if (pendingInput != null && readPending && !pendingInputTaskScheduled) {
+            if (pendingInput != null && readPending && !pendingInputTaskScheduled && registration.isValid()) {
                 pendingInputTaskScheduled = true;
                 eventLoop().execute(this::deliverPendingInput);
             }
