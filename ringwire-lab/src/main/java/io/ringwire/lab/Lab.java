@@ -242,10 +242,15 @@ public final class Lab implements Callable<Integer> {
         @Option(names = "--size", defaultValue = "128", description = "bytes per frame (default: ${DEFAULT-VALUE})")
         int size;
 
+        @Option(names = "--pause-per-message", description = "the Netty servers turn autoRead off for every frame "
+            + "and on again once its echo is written (reactive back-pressure, reactor-netty issue 3833); run it "
+            + "with and without to see what the pattern costs each transport")
+        boolean pausing;
+
         @Override
         public Integer call() throws Exception {
             return run(List.of(Workloads.rpcBackend(common.settings(), conns, streams, messages,
-                size)), new ArrayList<>(), false);
+                size, pausing)), new ArrayList<>(), false);
         }
     }
 

@@ -61,17 +61,28 @@ public final class LabServer {
         Channel server = switch (protocol) {
             case ECHO -> EchoServer.start(competitor.label(), address, threads);
             case REDIS -> RedisServer.start(competitor.label(), address, threads);
-            case FRAMES -> Transports.startServer(competitor.label(), address, threads,
+            case FRAMES, PAUSING -> Transports.startServer(competitor.label(), address, threads,
                 new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(MAX_FRAME, 0, 4),
-                            new EchoServerHandler());
+                            protocol == Protocol.PAUSING ? new PausingEchoHandler() : new EchoServerHandler());
                     }
                 });
         };
         stats.serve(address.getPort());
         server.closeFuture().sync();
+    }
+
+    /** Echoes each frame with autoRead off until its echo is written: back-pressure per message. */
+    @io.netty.channel.ChannelHandler.Sharable
+    static final class PausingEchoHandler extends io.netty.channel.ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+            Channel ch = ctx.channel();
+            ch.config().setAutoRead(false);
+            ctx.writeAndFlush(msg).addListener(f -> ch.config().setAutoRead(true));
+        }
     }
 
     /** Seed 004's model: a thread per connection, blocking reads and writes (platform or virtual threads). */
@@ -90,7 +101,7 @@ public final class LabServer {
                     try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
                         switch (protocol) {
                             case ECHO -> echo(in, out);
-                            case FRAMES -> frames(in, out);
+                            case FRAMES, PAUSING -> frames(in, out);
                             case REDIS -> redis(in, out, store);
                         }
                     } catch (IOException closed) {

@@ -10,6 +10,11 @@ public enum Protocol {
      * each frame back as its own buffer; the blocking servers read and write frame by frame.
      */
     FRAMES,
+    /**
+     * {@link #FRAMES} with reactive back-pressure: the Netty servers turn autoRead off for every frame and on again
+     * once its echo is written (reactor-netty issue 3833's pattern); the blocking servers serve it as FRAMES.
+     */
+    PAUSING,
     /** SET/GET over the Redis protocol (seed 003): Netty's redis codec, a hand-written RESP reader for blocking. */
     REDIS
 }

@@ -33,9 +33,16 @@ final class Workloads {
 
     /** Seed 000's backend: few connections, each multiplexing many finite streams. */
     static Experiment rpcBackend(Experiment.Settings s, int conns, int streams, int messages, int size) {
+        return rpcBackend(s, conns, streams, messages, size, false);
+    }
+
+    /** @param pausing whether the servers pause reading for every frame until its echo is written */
+    static Experiment rpcBackend(Experiment.Settings s, int conns, int streams, int messages, int size,
+                                 boolean pausing) {
         LoadGenerator.Config c = new LoadGenerator.Config(conns, size, streams, messages, 0, 1, 1);
-        return new Experiment("rpc-backend", String.format(Locale.ROOT, "%d conns × %d streams × %d msgs × %d B",
-            conns, streams, messages, size), Protocol.FRAMES, s, Experiment.generator(c, s));
+        return new Experiment("rpc-backend", String.format(Locale.ROOT, "%d conns × %d streams × %d msgs × %d B%s",
+            conns, streams, messages, size, pausing ? ", autoRead off per message" : ""),
+            pausing ? Protocol.PAUSING : Protocol.FRAMES, s, Experiment.generator(c, s));
     }
 
     /** Seed 000's frontend: many connections, long-lived streams, messages at a fixed total rate (open loop). */
