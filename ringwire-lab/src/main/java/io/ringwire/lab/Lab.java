@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
         Lab.Redis.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
-        Lab.CompareCommand.class},
+        Lab.CompareCommand.class, Lab.SoakCommand.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
         "",
         "Servers (each in its own JVM, the same handler on each): ringwire, netty-io_uring, netty-epoll, netty-nio "
@@ -381,6 +381,35 @@ public final class Lab implements Callable<Integer> {
         public Integer call() throws IOException {
             System.out.print(Compare.table(Compare.read(older), Compare.read(newer)));
             return 0;
+        }
+    }
+
+    /** A long mixed run: leaks and drift. */
+    @Command(name = "soak", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class, sortOptions = false,
+        description = {"A long mixed run against one server (RPC streams, many slow connections at a fixed rate, "
+            + "connections opened and closed one after the other), a row every sample: throughput, errors, the "
+            + "server's RSS, descriptors, heap, Netty direct memory and the binding's native memory. Exit code 1 if "
+            + "any byte or connection was lost, descriptors did not come back after a period, native memory moved, or "
+            + "RSS kept growing in the second half."})
+    static final class SoakCommand implements Callable<Integer> {
+        @Option(names = "--server", defaultValue = "ringwire", description = "which server (default: "
+            + "${DEFAULT-VALUE})")
+        String server;
+
+        @Option(names = "--minutes", defaultValue = "10", description = "how long (default: ${DEFAULT-VALUE})")
+        double minutes;
+
+        @Option(names = "--sample-seconds", defaultValue = "30", description = "seconds per sample "
+            + "(default: ${DEFAULT-VALUE})")
+        double sampleSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            Soak soak = new Soak(Competitor.of(server), minutes, sampleSeconds, System.out);
+            List<String> problems = soak.problems(soak.run());
+            System.out.println(problems.isEmpty() ? "soak: flat: no error, descriptors and native memory back after "
+                + "every period, RSS not growing" : "soak: " + String.join("; ", problems));
+            return problems.isEmpty() ? 0 : 1;
         }
     }
 

@@ -74,6 +74,35 @@ public final class ProcessStats {
         return -1;
     }
 
+    /**
+     * @param pid a process
+     * @return VmRSS, its resident set now, in KiB, or -1
+     */
+    public static long rssKiB(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return -1;
+    }
+
+    /**
+     * @param pid a process
+     * @return how many file descriptors it has open, or -1
+     */
+    public static long openFds(long pid) {
+        try (java.util.stream.Stream<Path> s = Files.list(Path.of("/proc/" + pid + "/fd"))) {
+            return s.count();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
     /** @return busy CPU seconds of the whole machine since boot (all but idle and iowait; steal left out), or NaN */
     public static double machineBusySeconds() {
         try {

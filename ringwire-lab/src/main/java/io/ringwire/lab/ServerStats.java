@@ -108,6 +108,9 @@ final class ServerStats {
             - gcMillisAtReset));
         m.put("allocatedBytes", (double) (allocatedBytes() - allocatedAtReset));
         m.put("nonHeapCommittedMiB", nonHeapCommittedKiB() / 1024.0);
+        m.put("heapUsedMiB", memory.getHeapMemoryUsage().getUsed() / 1048576.0);
+        m.put("directUsedMiB", nettyDirect() / 1048576.0);
+        m.put("bindingNativeBytes", nettyUsed ? (double) io.ringwire.uring.NativeMemory.heldBytes() : 0);
         long[] now = counters();
         String[] names = {"enters", "sqes", "cqes", "writes", "writeIovecs", "recvs", "recvBytes",
             "bufferRingExhausted", "iterations"};

@@ -123,14 +123,27 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
             // register here only once they are in, so that one loop at a time reads and writes the socket; and only
             // from a task of that loop, after the iteration that brought the last of them, whose end-of-batch calls
             // still act on the old registration
+            Runnable joinNewLoop = () -> {
+                try {
+                    staleLoop.execute(() -> register0(promise));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    abandon(promise, e); // the old loop shut down in between
+                }
+            };
             try {
-                staleLoop.execute(() -> stale.runWhenIdle(() -> staleLoop.execute(() -> register0(promise))));
+                staleLoop.execute(() -> stale.runWhenIdle(joinNewLoop));
                 return;
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 // that loop has shut down: closing its ring ended them
             }
         }
         register0(promise);
+    }
+
+    /** A registration that cannot happen any more: the socket is closed here and the promise failed. */
+    private void abandon(ChannelPromise promise, Throwable cause) {
+        unsafe().closeForcibly();
+        promise.tryFailure(cause);
     }
 
     private void register0(ChannelPromise promise) {
@@ -337,6 +350,24 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         @Override
         public void close() {
             close(voidPromise());
+        }
+
+        /**
+         * The close's later half (channelInactive, channelUnregistered) normally runs as a task of the loop, which
+         * rejects it now: run it here, on the loop's thread, so that handlers free what they hold.
+         */
+        @Override
+        public void closeOnStoppedLoop() {
+            boolean wasActive = isActive();
+            boolean wasOpen = isOpen();
+            close(voidPromise());
+            if (!wasOpen) {
+                return;
+            }
+            if (wasActive) {
+                pipeline().fireChannelInactive();
+            }
+            pipeline().fireChannelUnregistered();
         }
 
         @Override

@@ -32,6 +32,14 @@ public interface RingwireIoHandle extends IoHandle {
      */
     default void afterCompletions() { }
 
+    /**
+     * Closes the handle when its loop has stopped taking tasks (Netty skipped {@code prepareToDestroy()}, and the
+     * loop is being destroyed): whatever a close would have run later must run now, on this thread.
+     */
+    default void closeOnStoppedLoop() throws Exception {
+        close();
+    }
+
     @Override
     default void handle(IoRegistration registration, IoEvent ioEvent) {
         RingwireIoEvent e = (RingwireIoEvent) ioEvent;

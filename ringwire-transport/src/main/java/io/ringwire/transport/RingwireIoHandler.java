@@ -361,6 +361,9 @@ public final class RingwireIoHandler implements IoHandler {
     public void prepareToDestroy() {
         shuttingDown = true;
         for (RingwireIoRegistration r : new ArrayList<>(registrations.values())) {
+            if (!r.isValid()) {
+                continue; // deregistered, its last completions due: the channel belongs to no loop, or to another
+            }
             try {
                 r.handle().close();
             } catch (Exception e) {
@@ -375,6 +378,21 @@ public final class RingwireIoHandler implements IoHandler {
             return;
         }
         destroyed = true;
+        if (!shuttingDown) {
+            // Netty skips prepareToDestroy() when shutdown is confirmed in the same iteration it was asked for:
+            // close the channels here, or they would stay open with their loop gone (and since the loop takes no
+            // more tasks, their close runs to the end now: channelInactive, channelUnregistered)
+            shuttingDown = true;
+            for (RingwireIoRegistration r : new ArrayList<>(registrations.values())) {
+                if (r.isValid() && r.fastHandle() != null) {
+                    try {
+                        r.fastHandle().closeOnStoppedLoop();
+                    } catch (Exception e) {
+                        logger.debug("closing {} on shutdown failed", r.handle(), e);
+                    }
+                }
+            }
+        }
         RingwireCounters.retire(executor);
         // cancel everything still in flight (the wake-up read too) and wait, bounded, for those completions: the
         // kernel may write into receive buffers until then

@@ -37,8 +37,9 @@ class LingerCloseTest extends OneLoopTestBase {
             peer.setReceiveBufferSize(64 * 1024);
             // fill the path: the peer never reads, so the kernel keeps unsent bytes once both buffers are full
             byte[] chunk = new byte[256 * 1024];
+            java.util.List<ChannelFuture> writes = new java.util.ArrayList<>();
             while (ch.isWritable()) {
-                ch.writeAndFlush(Unpooled.wrappedBuffer(chunk));
+                writes.add(ch.writeAndFlush(Unpooled.wrappedBuffer(chunk)));
             }
             // and let the write in flight reach the kernel
             ch.eventLoop().submit(() -> { }).sync();
@@ -54,6 +55,10 @@ class LingerCloseTest extends OneLoopTestBase {
             assertFalse(ch.isOpen());
             assertEquals(-1, ((RingwireSocketChannel) ch).fd());
             assertTrue(ch.closeFuture().isSuccess(), () -> String.valueOf(ch.closeFuture().cause()));
+            // what the kernel never took is failed back on the loop after close(2), as on every transport
+            for (ChannelFuture f : writes) {
+                assertTrue(f.await(20, TimeUnit.SECONDS), "every write finished, written or failed");
+            }
         }
     }
 }

@@ -1,0 +1,47 @@
+package io.ringwire.lab;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The soak's short version, as CI runs it: a few periods of the mixed load against a Ringwire server; every byte
+ * comes back, and after each period the server's descriptors are back to where they started and the binding's native
+ * memory has not moved. (The long run and its RSS over time are in docs/benchmarks.md.)
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class SoakTest {
+    @Test
+    void aShortSoakOfRingwireStaysFlat() throws Exception {
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        Soak soak = new Soak(Competitor.RINGWIRE, 0.25, 4, new PrintStream(text, true, StandardCharsets.UTF_8));
+        List<Soak.Sample> samples = soak.run();
+        String printed = text.toString(StandardCharsets.UTF_8);
+        assertTrue(samples.size() >= 3, printed);
+        for (Soak.Sample s : samples) {
+            assertTrue(s.rpcRate() > 0 && s.openRate() > 0 && s.churned() > 0, () -> "every load ran: " + printed);
+            assertTrue(s.nativeBytes() > 0, () -> "the server reported the binding's native memory: " + printed);
+        }
+        assertEquals(List.of(), soak.problems(samples), printed);
+    }
+
+    @Test
+    void problemsAreNamed() {
+        Soak.Sample ok = new Soak.Sample(0, 1, 1, 1, 0, 0, 100_000, 20, 1, 1, 1000);
+        assertEquals(List.of(), Soak.problems(List.of(ok, ok, ok, ok), 20));
+        Soak.Sample leakyFd = new Soak.Sample(0, 1, 1, 1, 0, 0, 100_000, 21, 1, 1, 1000);
+        assertTrue(Soak.problems(List.of(ok, leakyFd), 20).get(0).startsWith("descriptors did not come back"));
+        Soak.Sample grown = new Soak.Sample(0, 1, 1, 1, 0, 0, 200_000, 20, 1, 1, 1000);
+        assertTrue(Soak.problems(List.of(ok, ok, grown, grown), 20).get(0).startsWith("RSS still growing"));
+        Soak.Sample failed = new Soak.Sample(0, 1, 1, 1, 3, 0, 100_000, 20, 1, 1, 1000);
+        assertTrue(Soak.problems(List.of(failed), 20).get(0).startsWith("3 errors"));
+    }
+}
