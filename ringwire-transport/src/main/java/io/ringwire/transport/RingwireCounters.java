@@ -33,6 +33,7 @@ public final class RingwireCounters {
     long directRecvs;
     long cqOverflows;
     long sqRefusals;
+    long dryRingFallbacks;
     int registrations;
 
     RingwireCounters(String name) {
@@ -154,6 +155,14 @@ public final class RingwireCounters {
         return sqRefusals;
     }
 
+    /**
+     * @return receives armed straight into a buffer of the connection's own because its last one found the shared
+     *         ring empty (ENOBUFS)
+     */
+    public long dryRingFallbacks() {
+        return dryRingFallbacks;
+    }
+
     /** @return handles registered with the loop right now (channels, and those whose last completions are due) */
     public int registrations() {
         return registrations;
@@ -183,9 +192,9 @@ public final class RingwireCounters {
     public String toString() {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d accepts=%d "
-                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sqRefusals=%d registrations=%d", name,
+                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sqRefusals=%d dryRingFallbacks=%d registrations=%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, accepts, acceptBackoffs,
-            closeSubmits, directRecvs, cqOverflows, sqRefusals, registrations);
+            closeSubmits, directRecvs, cqOverflows, sqRefusals, dryRingFallbacks, registrations);
     }
 }

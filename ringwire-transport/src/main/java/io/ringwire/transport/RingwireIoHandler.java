@@ -476,6 +476,24 @@ public final class RingwireIoHandler implements IoHandler {
         }
     }
 
+    /**
+     * A receive found the shared buffer ring empty (ENOBUFS): counted, and said once per loop with what to change;
+     * the connection's next receive goes into a buffer of its own meanwhile.
+     */
+    void ringRanDry() {
+        counters.bufferRingExhausted++;
+        if (!dryRingWarned) {
+            dryRingWarned = true;
+            logger.warn("{}: the receive buffer ring ({} buffers of {} B) ran dry (ENOBUFS); the connections it "
+                    + "starved read into buffers of their own until it refills. If RingwireCounters."
+                    + "bufferRingExhausted() keeps growing, raise -Dringwire.bufferRingEntries (or "
+                    + "RingwireIoHandlerConfig.builder().bufferRingEntries(n)). Said once per loop.", executor,
+                recvBuffers.entries(), recvBuffers.bufferSize());
+        }
+    }
+
+    private boolean dryRingWarned;
+
     void requestRetry(RingwireIoRegistration r) {
         retries.add(r);
     }

@@ -88,6 +88,8 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
     private int smallRecvs;
     /** A POLL_ADD for the peer's FIN while reading is paused (autoRead off, no read() pending). */
     private boolean rdhupArmed;
+    /** The shared ring was empty for this connection's last receive (ENOBUFS): the next one is direct. */
+    private boolean ringDry;
     /** The kernel refused an SQE for reading (SQ full, nothing taken): arm again next iteration. */
     private boolean armRetry;
     private boolean readInBatch;
@@ -290,7 +292,11 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             return;
         }
         RingwireIoHandler h = r.handler();
-        if (h.recvBuffers() == null || config.isAutoRead() && bulk) {
+        if (h.recvBuffers() == null || config.isAutoRead() && bulk || ringDry) {
+            if (ringDry) {
+                ringDry = false;
+                h.counters().dryRingFallbacks++;
+            }
             armDirectRecv(r);
         } else if (config.isAutoRead() && h.config().multishotRecv()) {
             long userData = r.nextUserData(IORING_OP_RECV, MULTISHOT);
@@ -606,7 +612,10 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             } else if (res == 0) {
                 eofSeen = true;
             } else if (res == -Errno.ENOBUFS) {
-                h.counters().bufferRingExhausted++;
+                // the shared ring ran dry: this connection's next receive goes into a buffer of its own, so it is not
+                // left waiting for the ring to refill
+                ringDry = true;
+                h.ringRanDry();
             } else if (res != -Errno.ECANCELED) {
                 readError = new NativeIoException("recv", res);
             }

@@ -181,6 +181,8 @@ class BackPressureTest {
             assertEquals(List.of(), failures);
             long exhausted = server.eventLoop().submit(counters::bufferRingExhausted).get();
             assertTrue(exhausted > 0, () -> "the ring ran dry (ENOBUFS), as this test means it to: " + counters);
+            long fallbacks = server.eventLoop().submit(counters::dryRingFallbacks).get();
+            assertTrue(fallbacks > 0, () -> "starved connections read into their own buffers: " + counters);
             server.close().sync();
         } finally {
             for (Socket s : clients) {
