@@ -62,16 +62,7 @@ public final class ProcessStats {
      * @return VmHWM, its peak resident set, in KiB, or -1
      */
     public static long peakRssKiB(long pid) {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-                if (line.startsWith("VmHWM:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
-                }
-            }
-        } catch (IOException e) {
-            return -1;
-        }
-        return -1;
+        return statusKiB(pid, "VmHWM:");
     }
 
     /**
@@ -79,9 +70,14 @@ public final class ProcessStats {
      * @return VmRSS, its resident set now, in KiB, or -1
      */
     public static long rssKiB(long pid) {
+        return statusKiB(pid, "VmRSS:");
+    }
+
+    /** @return the value of a {@code /proc/PID/status} line in kB, or -1 */
+    private static long statusKiB(long pid, String key) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-                if (line.startsWith("VmRSS:")) {
+                if (line.startsWith(key)) {
                     return Long.parseLong(line.replaceAll("[^0-9]", ""));
                 }
             }

@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.junit.jupiter.api.Test;
@@ -19,7 +18,6 @@ import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -116,33 +114,6 @@ class BackPressureTest {
         }
     }
 
-    /** Echoes, and keeps its channels for the test to pause and resume. */
-    @ChannelHandler.Sharable
-    private static final class Echo extends ChannelInboundHandlerAdapter {
-        final List<Channel> channels = new CopyOnWriteArrayList<>();
-        final CountDownLatch active;
-
-        Echo(int connections) {
-            active = new CountDownLatch(connections);
-        }
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            channels.add(ctx.channel());
-            active.countDown();
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.write(msg);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.flush();
-        }
-    }
-
     @Test
     void pausedConnectionsResumeWholeAfterTheRingRanDry() throws Exception {
         // 16 receive buffers of 1 KiB for 32 connections: the ring runs dry (ENOBUFS) while they stream
@@ -151,7 +122,7 @@ class BackPressureTest {
         List<Socket> clients = new ArrayList<>();
         try {
             int connections = 32;
-            Echo echo = new Echo(connections);
+            TrackingEcho echo = new TrackingEcho(connections);
             Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
                 .childHandler(echo).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
             for (int c = 0; c < connections; c++) {

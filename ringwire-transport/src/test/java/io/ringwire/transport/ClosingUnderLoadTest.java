@@ -18,8 +18,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.ClosedChannelException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -27,7 +25,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -97,15 +94,9 @@ class ClosingUnderLoadTest {
         return current;
     }
 
-    private static long openFds() throws IOException {
-        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
-            return s.count();
-        }
-    }
-
     @Test
     void closingAndDeregisteringAtRandomThenShuttingDownLeavesNothingBehind() throws Exception {
-        long fdsBefore = openFds();
+        long fdsBefore = TrackingEcho.openFds();
         long nativeBefore = NativeMemory.heldBytes();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RingwireIoHandler.newFactory());
         Busy serverSide = new Busy(false);
@@ -174,10 +165,10 @@ class ClosingUnderLoadTest {
         unexpected.addAll(serverSide.unexpected);
         unexpected.removeIf(t -> t instanceof ClosedChannelException);
         assertEquals(List.of(), unexpected, "handlers saw only I/O errors");
-        for (int i = 0; i < 100 && openFds() != fdsBefore; i++) {
+        for (int i = 0; i < 100 && TrackingEcho.openFds() != fdsBefore; i++) {
             Thread.sleep(50);
         }
-        assertEquals(fdsBefore, openFds(), "every descriptor closed");
+        assertEquals(fdsBefore, TrackingEcho.openFds(), "every descriptor closed");
         assertEquals(nativeBefore, NativeMemory.heldBytes(), "every ring and buffer ring freed");
     }
 }

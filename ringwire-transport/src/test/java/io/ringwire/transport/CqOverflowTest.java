@@ -2,9 +2,6 @@ package io.ringwire.transport;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.junit.jupiter.api.Test;
@@ -35,26 +32,6 @@ class CqOverflowTest {
     private static final int ROUNDS = 5;
     private static final int SIZE = 1000;
 
-    @ChannelHandler.Sharable
-    private static final class Echo extends ChannelInboundHandlerAdapter {
-        final CountDownLatch active = new CountDownLatch(CONNECTIONS);
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            active.countDown();
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.write(msg);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.flush();
-        }
-    }
-
     private static byte[] message(int conn, int round) {
         byte[] b = new byte[SIZE];
         for (int i = 0; i < SIZE; i++) {
@@ -69,7 +46,7 @@ class CqOverflowTest {
             RingwireIoHandlerConfig.builder().ringEntries(16).cqEntries(16).build()));
         List<Socket> clients = new ArrayList<>();
         try {
-            Echo echo = new Echo();
+            TrackingEcho echo = new TrackingEcho(CONNECTIONS);
             Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
                 .childHandler(echo).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
             for (int c = 0; c < CONNECTIONS; c++) {
@@ -82,17 +59,7 @@ class CqOverflowTest {
             RingwireCounters counters = RingwireCounters.of(server.eventLoop());
             for (int round = 0; round < ROUNDS; round++) {
                 // hold the loop while every client's message arrives: its next enter then completes them all at once
-                CountDownLatch held = new CountDownLatch(1);
-                CountDownLatch release = new CountDownLatch(1);
-                server.eventLoop().execute(() -> {
-                    held.countDown();
-                    try {
-                        release.await();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-                assertTrue(held.await(10, TimeUnit.SECONDS));
+                CountDownLatch release = OneLoopTestBase.hold(server.eventLoop());
                 for (int c = 0; c < CONNECTIONS; c++) {
                     OutputStream out = clients.get(c).getOutputStream();
                     out.write(message(c, round));

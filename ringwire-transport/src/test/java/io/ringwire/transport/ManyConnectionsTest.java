@@ -2,25 +2,17 @@ package io.ringwire.transport;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.ringwire.uring.NativeMemory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,45 +31,6 @@ class ManyConnectionsTest {
     private static final int MESSAGES = 3;
     private static final int SIZE = 128;
 
-    @ChannelHandler.Sharable
-    private static final class Echo extends ChannelInboundHandlerAdapter {
-        final AtomicInteger open = new AtomicInteger();
-        final AtomicInteger mostOpen = new AtomicInteger();
-        final AtomicInteger errors = new AtomicInteger();
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            mostOpen.accumulateAndGet(open.incrementAndGet(), Math::max);
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            open.decrementAndGet();
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.write(msg);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.flush();
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            errors.incrementAndGet();
-            ctx.close();
-        }
-    }
-
-    private static long openFds() throws IOException {
-        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
-            return s.count();
-        }
-    }
-
     @Test
     void tenThousandConnectionsEchoAndCloseCleanly() throws Throwable {
         long limit = FileLimit.raiseTo(CONNECTIONS + 1_000);
@@ -85,14 +38,14 @@ class ManyConnectionsTest {
             + (CONNECTIONS + 500) + " descriptors this test needs: raise it (ulimit -Hn) to run it");
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RingwireIoHandler.newFactory());
         try {
-            Echo echo = new Echo();
+            TrackingEcho echo = new TrackingEcho(CONNECTIONS);
             Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
                 .option(io.netty.channel.ChannelOption.SO_BACKLOG, 4096).childHandler(echo)
                 .bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0)).sync().channel();
             for (io.netty.util.concurrent.EventExecutor loop : group) {
                 loop.submit(() -> { }).sync(); // a loop builds its ring and buffers when its thread starts
             }
-            long fdsBefore = openFds();
+            long fdsBefore = TrackingEcho.openFds();
             long nativeBefore = NativeMemory.heldBytes();
             String java = ProcessHandle.current().info().command().orElse("java");
             Process client = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED",
@@ -110,12 +63,12 @@ class ManyConnectionsTest {
             assertEquals(CONNECTIONS, echo.mostOpen.get(), "every connection open at once on the server");
 
             // the client has closed everything: the server's channels see EOF and close
-            for (int i = 0; i < 600 && (echo.open.get() > 0 || openFds() > fdsBefore); i++) {
+            for (int i = 0; i < 600 && (echo.open.get() > 0 || TrackingEcho.openFds() > fdsBefore); i++) {
                 Thread.sleep(50);
             }
             assertEquals(0, echo.open.get(), "every server channel closed");
             assertEquals(0, echo.errors.get(), "no error on the server");
-            assertEquals(fdsBefore, openFds(), "the server's descriptors are back to their start");
+            assertEquals(fdsBefore, TrackingEcho.openFds(), "the server's descriptors are back to their start");
             assertEquals(nativeBefore, NativeMemory.heldBytes(), "the binding's native memory is back to its start");
             server.close().sync();
         } finally {

@@ -31,6 +31,29 @@ abstract class OneLoopTestBase {
     }
 
     /**
+     * Holds {@code loop} in a task until the returned latch is counted down, so that completions pile up for its next
+     * enter; returns once the loop is held.
+     *
+     * @return the latch that releases it
+     */
+    static java.util.concurrent.CountDownLatch hold(io.netty.channel.EventLoop loop) throws InterruptedException {
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        loop.execute(() -> {
+            held.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        if (!held.await(10, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the loop did not run the holding task");
+        }
+        return release;
+    }
+
+    /**
      * A non-blocking IPv4 socket of the binding's (not the transport's), connected or connecting to {@code address}.
      *
      * @return its fd; the caller closes it

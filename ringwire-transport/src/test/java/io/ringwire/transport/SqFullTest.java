@@ -60,28 +60,6 @@ class SqFullTest {
         }
     }
 
-    @ChannelHandler.Sharable
-    private static final class Echo extends ChannelInboundHandlerAdapter {
-        final CountDownLatch active = new CountDownLatch(CONNECTIONS);
-        final Set<Channel> channels = ConcurrentHashMap.newKeySet();
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            channels.add(ctx.channel());
-            active.countDown();
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.write(msg);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.flush();
-        }
-    }
-
     private static byte[] message(int conn, int round) {
         byte[] b = new byte[SIZE];
         for (int i = 0; i < SIZE; i++) {
@@ -97,7 +75,7 @@ class SqFullTest {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
         List<Socket> clients = new ArrayList<>();
         try {
-            Echo echo = new Echo();
+            TrackingEcho echo = new TrackingEcho(CONNECTIONS);
             Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
                 .childHandler(echo).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
             int port = ((InetSocketAddress) server.localAddress()).getPort();
@@ -170,17 +148,7 @@ class SqFullTest {
                 clients.add(new Socket(InetAddress.getLoopbackAddress(), port));
             }
             assertTrue(handler.active.await(30, TimeUnit.SECONDS), "every connection accepted");
-            CountDownLatch held = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            server.eventLoop().execute(() -> {
-                held.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            assertTrue(held.await(10, TimeUnit.SECONDS));
+            CountDownLatch release = OneLoopTestBase.hold(server.eventLoop());
             for (Socket s : clients) {
                 s.getOutputStream().write(1);
             }
