@@ -35,7 +35,26 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         return getOptions(super.getOptions(), ChannelOption.SO_RCVBUF, ChannelOption.SO_SNDBUF,
             ChannelOption.TCP_NODELAY, ChannelOption.SO_KEEPALIVE, ChannelOption.SO_REUSEADDR,
             ChannelOption.SO_LINGER, ChannelOption.IP_TOS, ChannelOption.ALLOW_HALF_CLOSURE,
-            RingwireChannelOption.SO_REUSEPORT, RingwireChannelOption.TCP_QUICKACK);
+            RingwireChannelOption.SO_REUSEPORT, RingwireChannelOption.TCP_QUICKACK,
+            RingwireChannelOption.TCP_USER_TIMEOUT, RingwireChannelOption.TCP_KEEPIDLE,
+            RingwireChannelOption.TCP_KEEPINTVL, RingwireChannelOption.TCP_KEEPCNT);
+    }
+
+    /** @return the TCP-level int option behind one of Ringwire's int options, or -1 */
+    private static int tcpIntOption(ChannelOption<?> option) {
+        if (option == RingwireChannelOption.TCP_USER_TIMEOUT) {
+            return TCP_USER_TIMEOUT;
+        }
+        if (option == RingwireChannelOption.TCP_KEEPIDLE) {
+            return TCP_KEEPIDLE;
+        }
+        if (option == RingwireChannelOption.TCP_KEEPINTVL) {
+            return TCP_KEEPINTVL;
+        }
+        if (option == RingwireChannelOption.TCP_KEEPCNT) {
+            return TCP_KEEPCNT;
+        }
+        return -1;
     }
 
     @Override
@@ -71,6 +90,10 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         if (option == RingwireChannelOption.TCP_QUICKACK) {
             return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), IPPROTO_TCP, TCP_QUICKACK));
         }
+        int tcp = tcpIntOption(option);
+        if (tcp >= 0) {
+            return (T) Integer.valueOf(SocketOptions.get(fd(), IPPROTO_TCP, tcp));
+        }
         return super.getOption(option);
     }
 
@@ -97,6 +120,8 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
             SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
         } else if (option == RingwireChannelOption.TCP_QUICKACK) {
             SocketOptions.setBoolean(fd(), IPPROTO_TCP, TCP_QUICKACK, (Boolean) value);
+        } else if (tcpIntOption(option) >= 0) {
+            SocketOptions.set(fd(), IPPROTO_TCP, tcpIntOption(option), (Integer) value);
         } else {
             return super.setOption(option, value);
         }
