@@ -140,21 +140,32 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         register0(promise);
     }
 
-    /** A registration that cannot happen any more: the socket is closed here and the promise failed. */
+    /**
+     * A registration that cannot happen any more (a loop shut down): the channel is closed here, closeFuture
+     * included, and the promise failed. Netty would close it in the promise's listener, but that runs on the new
+     * loop, which may be gone too.
+     */
     private void abandon(ChannelPromise promise, Throwable cause) {
-        unsafe().closeForcibly();
+        unsafe().close(unsafe().voidPromise());
         promise.tryFailure(cause);
     }
 
     private void register0(ChannelPromise promise) {
-        ((IoEventLoop) eventLoop()).register((RingwireUnsafe) unsafe()).addListener(f -> {
+        io.netty.util.concurrent.Future<IoRegistration> registered;
+        try {
+            registered = ((IoEventLoop) eventLoop()).register((RingwireUnsafe) unsafe());
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            abandon(promise, e); // the loop has terminated
+            return;
+        }
+        registered.addListener(f -> {
             if (f.isSuccess()) {
                 loopRegistration = (IoRegistration) f.getNow();
                 registration = loopRegistration.attachment();
                 promise.setSuccess();
                 reregistered();
             } else {
-                promise.setFailure(f.cause());
+                abandon(promise, f.cause());
             }
         });
     }
@@ -347,9 +358,15 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
             return task -> r.runWhenIdle(() -> io.netty.util.concurrent.GlobalEventExecutor.INSTANCE.execute(task));
         }
 
+        /**
+         * The loop closes its handles when it shuts down; a channel that has since moved to another loop (its
+         * registration here not yet cancelled) is that loop's to close, not this one's.
+         */
         @Override
         public void close() {
-            close(voidPromise());
+            if (eventLoop().inEventLoop()) {
+                close(voidPromise());
+            }
         }
 
         /**
@@ -358,6 +375,9 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
          */
         @Override
         public void closeOnStoppedLoop() {
+            if (!eventLoop().inEventLoop()) {
+                return; // another loop's channel now
+            }
             boolean wasActive = isActive();
             boolean wasOpen = isOpen();
             close(voidPromise());

@@ -378,18 +378,17 @@ public final class RingwireIoHandler implements IoHandler {
             return;
         }
         destroyed = true;
-        if (!shuttingDown) {
-            // Netty skips prepareToDestroy() when shutdown is confirmed in the same iteration it was asked for:
-            // close the channels here, or they would stay open with their loop gone (and since the loop takes no
-            // more tasks, their close runs to the end now: channelInactive, channelUnregistered)
-            shuttingDown = true;
-            for (RingwireIoRegistration r : new ArrayList<>(registrations.values())) {
-                if (r.isValid() && r.fastHandle() != null) {
-                    try {
-                        r.fastHandle().closeOnStoppedLoop();
-                    } catch (Exception e) {
-                        logger.debug("closing {} on shutdown failed", r.handle(), e);
-                    }
+        // every channel still registered is closed here: Netty skips prepareToDestroy() when shutdown is confirmed
+        // in the same iteration it was asked for, and a channel can join between its last call and now (a hop from
+        // another loop, a registration task run after it); the loop takes no more tasks, so their close runs to the
+        // end now (channelInactive, channelUnregistered); channels closed already are left alone
+        shuttingDown = true;
+        for (RingwireIoRegistration r : new ArrayList<>(registrations.values())) {
+            if (r.isValid() && r.fastHandle() != null) {
+                try {
+                    r.fastHandle().closeOnStoppedLoop();
+                } catch (Exception e) {
+                    logger.debug("closing {} on shutdown failed", r.handle(), e);
                 }
             }
         }

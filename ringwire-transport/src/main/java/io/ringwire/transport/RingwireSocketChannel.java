@@ -292,12 +292,15 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             return;
         }
         RingwireIoHandler h = r.handler();
-        if (h.recvBuffers() == null || config.isAutoRead() && bulk || ringDry) {
+        boolean direct = h.recvBuffers() == null || config.isAutoRead() && bulk || ringDry;
+        if (direct && armDirectRecv(r)) {
             if (ringDry) {
                 ringDry = false;
                 h.counters().dryRingFallbacks++;
             }
-            armDirectRecv(r);
+        } else if (direct && h.recvBuffers() == null) {
+            throw new IllegalStateException("bufferRing is off, and the channel's allocator gives direct buffers "
+                + "without a single native address to receive into: " + config.getAllocator());
         } else if (config.isAutoRead() && h.config().multishotRecv()) {
             long userData = r.nextUserData(IORING_OP_RECV, MULTISHOT);
             r.sq().prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData);
@@ -309,8 +312,12 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
         }
     }
 
-    /** One single-shot RECV into an allocator buffer (bulk mode). */
-    private void armDirectRecv(RingwireIoRegistration r) {
+    /**
+     * One single-shot RECV into an allocator buffer (bulk mode, a dry ring, or no ring).
+     *
+     * @return false if the allocator's buffer has no single native address (nothing armed: use the ring)
+     */
+    private boolean armDirectRecv(RingwireIoRegistration r) {
         RingwireIoHandler h = r.handler();
         RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
         BufferRing ring = h.recvBuffers();
@@ -323,8 +330,9 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             address = MemorySegment.ofBuffer(buf.internalNioBuffer(buf.writerIndex(), buf.writableBytes())).address();
         } else {
             buf.release();
-            throw new IllegalStateException("the channel's allocator gave a direct buffer with no single native "
-                + "address: " + buf.getClass().getName());
+            bulk = false;
+            ringDry = false;
+            return false;
         }
         long userData;
         try {
@@ -337,6 +345,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
         directBuf = buf;
         directRecvInFlight = true;
         h.counters().directRecvs++;
+        return true;
     }
 
     @Override
@@ -667,7 +676,8 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 c.recvBytes += res;
                 buf.writerIndex(buf.writerIndex() + res);
                 if (!config.isAutoRead() || pendingInput != null || !r.isValid()) {
-                    // autoRead went off while this read was in flight: the pending-read rules apply
+                    // autoRead went off, or the channel left its loop, while this read was in flight: the bytes go
+                    // through deliver(), which keeps them for a read() or the next loop
                     try {
                         deliver(buf.nioBuffer(buf.readerIndex(), res),
                             buf.hasMemoryAddress() ? buf.memoryAddress() + buf.readerIndex() : 0);

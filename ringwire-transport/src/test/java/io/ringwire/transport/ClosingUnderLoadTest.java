@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Channels closed and deregistered at random while reads, writes, connects and accepts are in flight, from the loop
- * and from other threads; then the loops shut down with hundreds of channels still streaming. Nothing may reach a
+ * and from other threads; then the loops shut down with 2,000 channels still streaming. Nothing may reach a
  * handler after its channel went inactive, no handler may see anything but an I/O error, and once the loops are gone
  * the process's descriptors and the binding's native memory are back where they were (leaked ByteBufs are caught by
  * the module's PARANOID leak detection).
@@ -110,7 +110,7 @@ class ClosingUnderLoadTest {
                     .sync().channel());
             }
             Bootstrap client = new Bootstrap().group(group).channel(RingwireSocketChannel.class).handler(clientSide);
-            for (int c = 0; c < 300; c++) {
+            for (int c = 0; c < 1000; c++) { // 2,000 busy channels, both sides
                 client.connect(servers.get(c % servers.size()).localAddress()).sync();
             }
             for (int step = 0; step < 400; step++) {
@@ -150,14 +150,15 @@ class ClosingUnderLoadTest {
                 Thread.sleep(random.nextInt(3));
             }
         } finally {
-            // shut down with hundreds of channels still streaming
+            // shut down with about 2,000 channels still streaming
             assertTrue(group.shutdownGracefully(0, 10, TimeUnit.SECONDS).await(30, TimeUnit.SECONDS));
         }
-        for (Channel ch : clientSide.channels) {
-            assertTrue(ch.closeFuture().await(10, TimeUnit.SECONDS), ch + " closed");
-        }
-        for (Channel ch : serverSide.channels) {
-            assertTrue(ch.closeFuture().await(10, TimeUnit.SECONDS), ch + " closed");
+        List<Channel> every = new ArrayList<>(clientSide.channels);
+        every.addAll(serverSide.channels);
+        for (Channel ch : every) {
+            assertTrue(ch.closeFuture().await(10, TimeUnit.SECONDS), () -> ch + " closed (registered="
+                + ch.isRegistered() + ", open=" + ch.isOpen() + ", its loop terminated="
+                + ch.eventLoop().isTerminated() + ", " + ((AbstractRingwireChannel) ch).registration + ")");
         }
         assertEquals(0, clientSide.afterInactive.get() + serverSide.afterInactive.get(),
             "no read reached a handler after its channel went inactive");
