@@ -31,17 +31,7 @@ class EchoSmokeTest {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
         try {
             Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
-                .childHandler(new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        ctx.write(msg);
-                    }
-
-                    @Override
-                    public void channelReadComplete(ChannelHandlerContext ctx) {
-                        ctx.flush();
-                    }
-                }).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+                .childHandler(new TrackingEcho(1)).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
             byte[] sent = new byte[100_000];
             for (int i = 0; i < sent.length; i++) {
                 sent[i] = (byte) i;
