@@ -24,6 +24,28 @@ public final class ProcessStats {
     }
 
     /**
+     * @param pid a process
+     * @return utime + stime of the process and of its children that have ended and been waited for (cutime +
+     *         cstime), in seconds: the lab's own CPU including the external load generators it ran (redis-benchmark)
+     */
+    public static double cpuSecondsWithChildren(long pid) {
+        try {
+            return parseCpuTicksWithChildren(Files.readString(Path.of("/proc/" + pid + "/stat"))) / TICKS_PER_SECOND;
+        } catch (IOException e) {
+            return Double.NaN;
+        }
+    }
+
+    /**
+     * @param stat the text of /proc/PID/stat
+     * @return utime + stime + cutime + cstime in ticks (fields 14 to 17)
+     */
+    static long parseCpuTicksWithChildren(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+    }
+
+    /**
      * @param pid a JVM process
      * @return utime + stime of its JIT compiler threads (C1/C2 CompilerThread), in seconds: work that ends once the
      *         code is warm, kept apart so a short window does not charge one server for compiling more code

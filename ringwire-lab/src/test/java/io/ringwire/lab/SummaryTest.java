@@ -60,6 +60,10 @@ class SummaryTest {
     void shouldParseCpuTicksAfterACommandWithSpacesAndParens() {
         String stat = "1234 (java (x) y) S 1 2 3 4 5 6 7 8 9 10 150 25 0 0 20 0 30 0";
         assertEquals(175, ProcessStats.parseCpuTicks(stat));
+        // with the children that ended (cutime 0, cstime 0 here; 7 and 3 below)
+        assertEquals(175, ProcessStats.parseCpuTicksWithChildren(stat));
+        assertEquals(185, ProcessStats.parseCpuTicksWithChildren(
+            "1234 (java (x) y) S 1 2 3 4 5 6 7 8 9 10 150 25 7 3 20 0 30 0"));
     }
 
     @Test
