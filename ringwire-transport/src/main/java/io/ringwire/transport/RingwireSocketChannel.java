@@ -353,6 +353,11 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
         return IORING_OP_RECV;
     }
 
+    /** @return bytes received and held for the next read() (autoRead off, or between loops); on the loop only */
+    int pendingInputBytes() {
+        return pendingInput == null ? 0 : pendingInput.readableBytes();
+    }
+
     @Override
     void reregistered() {
         if (readPending && !config.isAutoRead()) {

@@ -142,6 +142,13 @@ class BackPressureTest {
                 threads.addAll(List.of(stream(clients.get(c), c, 2_000_000, failures)));
             }
             Thread.sleep(300); // the streaming half runs while the other half is paused
+            // a paused connection holds only what arrived before its RECV was cancelled (a batch or two of the 16 ×
+            // 1 KiB ring, or one direct receive of up to 64 KiB), not what its peer keeps sending: the rest waits in
+            // the kernel, and TCP's window stops the peer
+            for (Channel ch : paused) {
+                int held = ch.eventLoop().submit(((RingwireSocketChannel) ch)::pendingInputBytes).get();
+                assertTrue(held <= 128 * 1024, ch + " holds " + held + " bytes while paused");
+            }
             RingwireCounters counters = RingwireCounters.of(server.eventLoop());
             for (Channel ch : paused) {
                 ch.config().setAutoRead(true);
