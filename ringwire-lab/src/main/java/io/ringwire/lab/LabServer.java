@@ -1,6 +1,9 @@
 package io.ringwire.lab;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
@@ -75,10 +78,10 @@ public final class LabServer {
     }
 
     /** Echoes each frame with autoRead off until its echo is written: back-pressure per message. */
-    @io.netty.channel.ChannelHandler.Sharable
-    static final class PausingEchoHandler extends io.netty.channel.ChannelInboundHandlerAdapter {
+    @ChannelHandler.Sharable
+    static final class PausingEchoHandler extends ChannelInboundHandlerAdapter {
         @Override
-        public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
             Channel ch = ctx.channel();
             ch.config().setAutoRead(false);
             ctx.writeAndFlush(msg).addListener(f -> ch.config().setAutoRead(true));

@@ -16,8 +16,13 @@ public final class ProcessStats {
      * @return utime + stime of all its threads, in seconds
      */
     public static double cpuSeconds(long pid) {
+        return statCpuSeconds(pid, false);
+    }
+
+    private static double statCpuSeconds(long pid, boolean withChildren) {
         try {
-            return parseCpuTicks(Files.readString(Path.of("/proc/" + pid + "/stat"))) / TICKS_PER_SECOND;
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            return (withChildren ? parseCpuTicksWithChildren(stat) : parseCpuTicks(stat)) / TICKS_PER_SECOND;
         } catch (IOException e) {
             return Double.NaN;
         }
@@ -29,11 +34,7 @@ public final class ProcessStats {
      *         cstime), in seconds: the lab's own CPU including the external load generators it ran (redis-benchmark)
      */
     public static double cpuSecondsWithChildren(long pid) {
-        try {
-            return parseCpuTicksWithChildren(Files.readString(Path.of("/proc/" + pid + "/stat"))) / TICKS_PER_SECOND;
-        } catch (IOException e) {
-            return Double.NaN;
-        }
+        return statCpuSeconds(pid, true);
     }
 
     /**
@@ -41,7 +42,7 @@ public final class ProcessStats {
      * @return utime + stime + cutime + cstime in ticks (fields 14 to 17)
      */
     static long parseCpuTicksWithChildren(String stat) {
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        String[] f = statFields(stat);
         return Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
     }
 
@@ -75,8 +76,13 @@ public final class ProcessStats {
      * @return utime + stime in ticks (fields 14 and 15, counted after the parenthesised command name)
      */
     static long parseCpuTicks(String stat) {
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        String[] f = statFields(stat);
         return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    }
+
+    /** @return the fields of /proc/PID/stat after the parenthesised command name (which may hold spaces) */
+    private static String[] statFields(String stat) {
+        return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     }
 
     /**

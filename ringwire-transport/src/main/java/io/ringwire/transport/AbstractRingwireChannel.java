@@ -326,6 +326,21 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         return direct;
     }
 
+    /**
+     * @return the native address of {@code buf}'s bytes {@code [index, index + length)}, or 0 if they are not in
+     *         one piece of native memory (a heap buffer, a composite of several): through the NIO view when Netty
+     *         has no sun.misc.Unsafe (JDK 24+'s default), which costs one small object
+     */
+    static long nativeAddress(ByteBuf buf, int index, int length) {
+        if (buf.hasMemoryAddress()) {
+            return buf.memoryAddress() + index;
+        }
+        if (buf.isDirect() && buf.nioBufferCount() == 1) {
+            return java.lang.foreign.MemorySegment.ofBuffer(buf.internalNioBuffer(index, length)).address();
+        }
+        return 0;
+    }
+
     /** @return the socket's SO_LINGER timeout in seconds, or 0 if close(2) does not wait */
     int lingerSeconds() {
         return 0;

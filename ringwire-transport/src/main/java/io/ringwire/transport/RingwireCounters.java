@@ -192,7 +192,8 @@ public final class RingwireCounters {
     public String toString() {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d accepts=%d "
-                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sqRefusals=%d dryRingFallbacks=%d registrations=%d", name,
+                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sqRefusals=%d "
+                + "dryRingFallbacks=%d registrations=%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, accepts, acceptBackoffs,
             closeSubmits, directRecvs, cqOverflows, sqRefusals, dryRingFallbacks, registrations);

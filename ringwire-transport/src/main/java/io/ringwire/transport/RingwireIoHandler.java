@@ -80,9 +80,8 @@ public final class RingwireIoHandler implements IoHandler {
     private final List<RingwireIoRegistration> afterCompletions = new ArrayList<>();
     /** Handles whose SQE the kernel refused (SQ full, nothing taken): asked again in the next iteration. */
     private final List<RingwireIoRegistration> retries = new ArrayList<>();
-    /** Cancels that found the SQ refusing, queued in the next iteration: {@code (owner, target user_data)}. */
-    private final List<RingwireIoRegistration> deferredCancelOwners = new ArrayList<>();
-    private final List<Long> deferredCancelTargets = new ArrayList<>();
+    /** Cancels that found the SQ refusing, by target user_data (which names its registration): queued next time. */
+    private final java.util.ArrayDeque<Long> deferredCancels = new java.util.ArrayDeque<>();
     /** Fault injection for tests: this many {@link #reserveSqe()} calls fail as if the kernel refused. */
     int refuseSqes;
     private final RingwireIoEvent event = new RingwireIoEvent();
@@ -222,7 +221,7 @@ public final class RingwireIoHandler implements IoHandler {
                 wakeupReadArmed = true;
             }
             long timeout = context.deadlineNanos() == -1 ? -1 : context.delayNanos(System.nanoTime());
-            if (!wakeupReadArmed || !retries.isEmpty() || !deferredCancelOwners.isEmpty()) {
+            if (!wakeupReadArmed || !retries.isEmpty() || !deferredCancels.isEmpty()) {
                 // something the kernel refused waits for the next iteration, or no wake-up can reach us: a short nap
                 timeout = timeout < 0 ? RETRY_NANOS : Math.min(timeout, RETRY_NANOS);
             }
@@ -250,11 +249,10 @@ public final class RingwireIoHandler implements IoHandler {
 
     /** Queues again what the kernel refused in the last iteration: deferred cancels, then handles' retries. */
     private void retryRefused() {
-        if (!deferredCancelOwners.isEmpty()) {
-            int n = deferredCancelOwners.size();
-            for (int i = 0; i < n && reserveSqe(); i++) {
-                RingwireIoRegistration r = deferredCancelOwners.remove(0);
-                long target = deferredCancelTargets.remove(0);
+        while (!deferredCancels.isEmpty() && reserveSqe()) {
+            long target = deferredCancels.poll();
+            RingwireIoRegistration r = registrations.get(UserData.id(target));
+            if (r != null) { // else every operation of it has ended: nothing left to cancel
                 sq.prepCancel(target, IoUringConstants.IORING_ASYNC_CANCEL_ALL,
                     r.nextUserData(IORING_OP_ASYNC_CANCEL, 0));
             }
@@ -516,8 +514,7 @@ public final class RingwireIoHandler implements IoHandler {
         if (reserveSqe()) {
             sq.prepCancel(target, IoUringConstants.IORING_ASYNC_CANCEL_ALL, r.nextUserData(IORING_OP_ASYNC_CANCEL, 0));
         } else {
-            deferredCancelOwners.add(r);
-            deferredCancelTargets.add(target);
+            deferredCancels.add(target);
         }
     }
 

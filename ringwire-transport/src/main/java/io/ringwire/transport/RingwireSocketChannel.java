@@ -323,12 +323,8 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
         BufferRing ring = h.recvBuffers();
         int size = ring == null ? handle.guess() : Math.max(handle.guess(), 2 * ring.bufferSize());
         ByteBuf buf = config.getAllocator().directBuffer(size);
-        long address;
-        if (buf.hasMemoryAddress()) {
-            address = buf.memoryAddress() + buf.writerIndex();
-        } else if (buf.nioBufferCount() == 1) { // no sun.misc.Unsafe: the address through the NIO view
-            address = MemorySegment.ofBuffer(buf.internalNioBuffer(buf.writerIndex(), buf.writableBytes())).address();
-        } else {
+        long address = nativeAddress(buf, buf.writerIndex(), buf.writableBytes());
+        if (address == 0) {
             buf.release();
             bulk = false;
             ringDry = false;
@@ -690,15 +686,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                         buf.release();
                     }
                 } else {
-                    RecvByteBufAllocator.ExtendedHandle handle = allocHandle();
-                    if (!readInBatch) {
-                        readInBatch = true;
-                        messagesThisLoop = 0;
-                        handle.reset(config);
-                    }
-                    handle.lastBytesRead(res);
-                    handle.incMessagesRead(1);
-                    messagesThisLoop++;
+                    countRead(batchHandle(), res);
                     pipeline().fireChannelRead(buf);
                 }
                 // a stream that slows down goes back to the shared ring, so an idle connection pins no buffer
@@ -733,12 +721,7 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 stash(src, alloc); // older bytes wait for the next read(): keep the order
                 return;
             }
-            RecvByteBufAllocator.ExtendedHandle handle = allocHandle();
-            if (!readInBatch) {
-                readInBatch = true;
-                messagesThisLoop = 0;
-                handle.reset(config);
-            }
+            RecvByteBufAllocator.ExtendedHandle handle = batchHandle();
             ChannelPipeline p = pipeline();
             while (src.hasRemaining()) {
                 if (!config.isAutoRead()
@@ -749,14 +732,30 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
                 ByteBuf buf = handle.allocate(alloc);
                 int n = Math.min(src.remaining(), buf.writableBytes());
                 copy(src, srcAddress, buf, n);
-                handle.lastBytesRead(n);
-                handle.incMessagesRead(1);
-                messagesThisLoop++;
+                countRead(handle, n);
                 if (!config.isAutoRead()) {
                     readPending = false; // this message answers the read(); the handler may ask for another
                 }
                 p.fireChannelRead(buf);
             }
+        }
+
+        /** @return the allocator's handle for this batch of completions, reset when the batch starts */
+        private RecvByteBufAllocator.ExtendedHandle batchHandle() {
+            RecvByteBufAllocator.ExtendedHandle handle = allocHandle();
+            if (!readInBatch) {
+                readInBatch = true;
+                messagesThisLoop = 0;
+                handle.reset(config);
+            }
+            return handle;
+        }
+
+        /** Counts one message of {@code n} bytes going up the pipeline in this batch. */
+        private void countRead(RecvByteBufAllocator.ExtendedHandle handle, int n) {
+            handle.lastBytesRead(n);
+            handle.incMessagesRead(1);
+            messagesThisLoop++;
         }
 
         /**
@@ -992,12 +991,9 @@ public final class RingwireSocketChannel extends AbstractRingwireChannel impleme
             if (readable == 0) {
                 return true;
             }
-            if (buf.hasMemoryAddress()) {
-                return addIovec(buf.memoryAddress() + buf.readerIndex(), readable);
-            }
-            if (buf.nioBufferCount() == 1) {
-                ByteBuffer nio = buf.internalNioBuffer(buf.readerIndex(), readable);
-                return addIovec(MemorySegment.ofBuffer(nio).address(), readable);
+            long address = nativeAddress(buf, buf.readerIndex(), readable);
+            if (address != 0) {
+                return addIovec(address, readable);
             }
             // a composite: as many components as there is room for; the write is then partial, and the rest goes
             // with the next one

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -49,42 +50,36 @@ final class FeaturesOffPermutation {
             EventLoopGroup ringwire = new MultiThreadIoEventLoopGroup(2,
                 new DefaultThreadFactory("features-off-" + e.getKey().replace(' ', '-'), true),
                 RingwireIoHandler.newFactory(config));
-            COMBOS.add(new BootstrapComboFactory<>() {
-                @Override
-                public ServerBootstrap newServerInstance() {
-                    return new ServerBootstrap().group(ringwire).channel(RingwireServerSocketChannel.class);
-                }
-
-                @Override
-                public Bootstrap newClientInstance() {
-                    return new Bootstrap().group(NIO).channel(NioSocketChannel.class);
-                }
-
-                @Override
-                public String toString() {
-                    return "Ringwire (" + e.getKey() + ") server, NIO client";
-                }
-            });
-            COMBOS.add(new BootstrapComboFactory<>() {
-                @Override
-                public ServerBootstrap newServerInstance() {
-                    return new ServerBootstrap().group(NIO).channel(NioServerSocketChannel.class);
-                }
-
-                @Override
-                public Bootstrap newClientInstance() {
-                    return new Bootstrap().group(ringwire).channel(RingwireSocketChannel.class);
-                }
-
-                @Override
-                public String toString() {
-                    return "NIO server, Ringwire (" + e.getKey() + ") client";
-                }
-            });
+            COMBOS.add(combo("Ringwire (" + e.getKey() + ") server, NIO client",
+                () -> new ServerBootstrap().group(ringwire).channel(RingwireServerSocketChannel.class),
+                () -> new Bootstrap().group(NIO).channel(NioSocketChannel.class)));
+            COMBOS.add(combo("NIO server, Ringwire (" + e.getKey() + ") client",
+                () -> new ServerBootstrap().group(NIO).channel(NioServerSocketChannel.class),
+                () -> new Bootstrap().group(ringwire).channel(RingwireSocketChannel.class)));
         }
     }
 
     private FeaturesOffPermutation() { }
+
+    private static BootstrapComboFactory<ServerBootstrap, Bootstrap> combo(String name,
+        Supplier<ServerBootstrap> server, Supplier<Bootstrap> client) {
+        return new BootstrapComboFactory<>() {
+            @Override
+            public ServerBootstrap newServerInstance() {
+                return server.get();
+            }
+
+            @Override
+            public Bootstrap newClientInstance() {
+                return client.get();
+            }
+
+            @Override
+            public String toString() {
+                return name;
+            }
+        };
+    }
 
     static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket() {
         return COMBOS;
