@@ -24,7 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The verdict: no error or mismatch, descriptors back to the same count after every sample, and the resident set
  * of the second half of the run no higher than the first half's highest by more than a tolerance (JIT and heap
- * growth settle in the first half).
+ * growth settle in the first half). The first period is warm-up (JIT, the heap's first pages) and is not judged for
+ * RSS, and at least four periods after it are needed to judge it at all: a run of a few seconds cannot tell growth
+ * from warm-up, however fast or slow the machine.
  */
 final class Soak {
     /** One sample: what the period served and what the server held after it. */
@@ -170,10 +172,11 @@ final class Soak {
         if (samples.stream().anyMatch(s -> Double.compare(s.nativeBytes(), nativeBytes) != 0)) {
             problems.add("the binding's native memory moved between samples");
         }
-        if (samples.size() >= 4) {
-            int half = samples.size() / 2;
-            long firstHalfMax = samples.subList(0, half).stream().mapToLong(Sample::rssKiB).max().orElse(0);
-            long secondHalfMax = samples.subList(half, samples.size()).stream().mapToLong(Sample::rssKiB).max()
+        List<Sample> judged = samples.subList(Math.min(1, samples.size()), samples.size()); // after the warm-up
+        if (judged.size() >= 4) {
+            int half = judged.size() / 2;
+            long firstHalfMax = judged.subList(0, half).stream().mapToLong(Sample::rssKiB).max().orElse(0);
+            long secondHalfMax = judged.subList(half, judged.size()).stream().mapToLong(Sample::rssKiB).max()
                 .orElse(0);
             if (secondHalfMax > firstHalfMax * (1 + RSS_TOLERANCE)) {
                 problems.add(String.format(Locale.ROOT, "RSS still growing: %.1f MiB in the second half against at "

@@ -36,11 +36,14 @@ class SoakTest {
     @Test
     void problemsAreNamed() {
         Soak.Sample ok = new Soak.Sample(0, 1, 1, 1, 0, 0, 100_000, 20, 1, 1, 1000);
-        assertEquals(List.of(), Soak.problems(List.of(ok, ok, ok, ok), 20));
+        assertEquals(List.of(), Soak.problems(List.of(ok, ok, ok, ok, ok), 20));
         Soak.Sample leakyFd = new Soak.Sample(0, 1, 1, 1, 0, 0, 100_000, 21, 1, 1, 1000);
         assertTrue(Soak.problems(List.of(ok, leakyFd), 20).get(0).startsWith("descriptors did not come back"));
         Soak.Sample grown = new Soak.Sample(0, 1, 1, 1, 0, 0, 200_000, 20, 1, 1, 1000);
-        assertTrue(Soak.problems(List.of(ok, ok, grown, grown), 20).get(0).startsWith("RSS still growing"));
+        assertTrue(Soak.problems(List.of(ok, ok, ok, grown, grown), 20).get(0).startsWith("RSS still growing"));
+        // the first period is warm-up, and four judged periods are the least that can show growth
+        assertEquals(List.of(), Soak.problems(List.of(grown, ok, ok, ok, ok), 20));
+        assertEquals(List.of(), Soak.problems(List.of(ok, ok, grown, grown), 20));
         Soak.Sample failed = new Soak.Sample(0, 1, 1, 1, 3, 0, 100_000, 20, 1, 1, 1000);
         assertTrue(Soak.problems(List.of(failed), 20).get(0).startsWith("3 errors"));
     }
