@@ -18,6 +18,7 @@ import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -48,6 +49,12 @@ class BackPressureTest {
 
     /** Streams {@code total} bytes to the server from one thread and checks the echo on another. */
     private static Thread[] stream(Socket s, int conn, long total, List<Throwable> failures) {
+        return stream(s, conn, total, failures, new CountDownLatch(1));
+    }
+
+    /** @param started counted down once the first chunk is written (in the server's socket, on loopback) */
+    private static Thread[] stream(Socket s, int conn, long total, List<Throwable> failures,
+                                   CountDownLatch started) {
         Thread writer = Thread.ofPlatform().daemon().start(() -> {
             try {
                 OutputStream out = s.getOutputStream();
@@ -57,6 +64,7 @@ class BackPressureTest {
                         chunk[i] = expected(conn, pos + i);
                     }
                     out.write(chunk);
+                    started.countDown();
                 }
             } catch (Throwable t) {
                 failures.add(t);
@@ -138,9 +146,15 @@ class BackPressureTest {
             }
             List<Throwable> failures = new CopyOnWriteArrayList<>();
             List<Thread> threads = new ArrayList<>();
+            // the loop is held until every connection has bytes waiting: its next enter then completes 32 receives
+            // into 16 ring buffers, so the ring runs dry whatever the machine's speed
+            CountDownLatch release = OneLoopTestBase.hold(server.eventLoop());
+            CountDownLatch started = new CountDownLatch(connections);
             for (int c = 0; c < connections; c++) {
-                threads.addAll(List.of(stream(clients.get(c), c, 2_000_000, failures)));
+                threads.addAll(List.of(stream(clients.get(c), c, 2_000_000, failures, started)));
             }
+            assertTrue(started.await(30, TimeUnit.SECONDS), "every client has written");
+            release.countDown();
             Thread.sleep(300); // the streaming half runs while the other half is paused
             // a paused connection holds only what arrived before its RECV was cancelled (a batch or two of the 16 ×
             // 1 KiB ring, or one direct receive of up to 64 KiB), not what its peer keeps sending: the rest waits in
