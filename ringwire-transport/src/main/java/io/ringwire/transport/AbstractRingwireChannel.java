@@ -42,8 +42,25 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
     static final int DIRECT = 2;
 
     RingwireIoRegistration registration;
-    /** Whether the multishot read op is armed in the kernel. */
-    boolean multishotArmed;
+
+    /*
+     * The operations of this channel the kernel holds, one bit each: the one record that reading, writing, close,
+     * deregistration and autoRead all consult. Set when the SQE is prepared, cleared by its final CQE.
+     */
+    /** The multishot read op (ACCEPT, RECV or RECVMSG). */
+    static final int READ_MULTISHOT = 1;
+    /** A single-shot read from the loop's buffer ring (autoRead off). */
+    static final int READ_SINGLE = 1 << 1;
+    /** A single-shot read into a buffer of the channel's own. */
+    static final int READ_DIRECT = 1 << 2;
+    /** A POLL_ADD watching for the peer's FIN while reading is paused. */
+    static final int PEER_CLOSE_WATCH = 1 << 3;
+    /** The write (SEND or SENDMSG: see {@link #writeOpcode}). */
+    static final int WRITE = 1 << 4;
+    static final int CONNECT = 1 << 5;
+    private int opsInFlight;
+    /** The opcode of the write in flight. */
+    private byte writeOpcode;
     /** Whether a read() waits to be satisfied (autoRead off). */
     boolean readPending;
     /** The close has begun away from the loop (SO_LINGER): nothing new may be armed. */
@@ -198,8 +215,29 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         }
     }
 
-    /** @return the opcode of this channel's multishot read op: ACCEPT for servers, RECV for connections */
-    abstract byte multishotReadOpcode();
+    /** @return the opcode of this channel's read ops: ACCEPT for servers, RECV for streams, RECVMSG for datagrams */
+    abstract byte readOpcode();
+
+    /** @return whether any of {@code ops} (bits such as {@link #READ_MULTISHOT}) is in flight */
+    final boolean inFlight(int ops) {
+        return (opsInFlight & ops) != 0;
+    }
+
+    /** Records that an op was submitted (call after preparing its SQE). */
+    final void started(int op) {
+        opsInFlight |= op;
+    }
+
+    /** Records that a write op of {@code opcode} was submitted. */
+    final void startedWrite(byte opcode) {
+        writeOpcode = opcode;
+        opsInFlight |= WRITE;
+    }
+
+    /** Records the final CQE of an op. */
+    final void ended(int op) {
+        opsInFlight &= ~op;
+    }
 
     /**
      * autoRead went off: forget the pending read, and stop the multishot read op at once if
@@ -213,8 +251,8 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         }
         readPending = false;
         RingwireIoRegistration r = registration;
-        if (multishotArmed && r != null && r.isValid() && cancelReadAtOnceWhenPaused()) {
-            cancel(r, multishotReadOpcode(), MULTISHOT);
+        if (inFlight(READ_MULTISHOT) && r != null && r.isValid() && cancelReadAtOnceWhenPaused()) {
+            cancel(r, readOpcode(), MULTISHOT);
         }
     }
 
@@ -226,8 +264,32 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         return true;
     }
 
-    /** @return the in-flight ops to cancel on close, as user_data (opcode + data) of this registration */
-    abstract void cancelInFlight(RingwireIoRegistration r);
+    /**
+     * Cancels every op of this channel the kernel holds, each by its user_data (never by fd, whose number may belong
+     * to a new socket by the time the cancel is submitted); their CQEs come back with -ECANCELED.
+     */
+    final void cancelInFlight(RingwireIoRegistration r) {
+        int ops = opsInFlight;
+        if ((ops & READ_MULTISHOT) != 0) {
+            cancel(r, readOpcode(), MULTISHOT);
+        }
+        if ((ops & READ_SINGLE) != 0) {
+            cancel(r, readOpcode(), SINGLE);
+        }
+        if ((ops & READ_DIRECT) != 0) {
+            cancel(r, readOpcode(), DIRECT); // its buffer is released when the cancellation completes
+        }
+        if ((ops & PEER_CLOSE_WATCH) != 0) {
+            cancel(r, io.ringwire.uring.IoUringConstants.IORING_OP_POLL_ADD, 0);
+        }
+        if ((ops & WRITE) != 0) {
+            // the kernel is waiting for socket space, as epoll would be for EPOLLOUT: the close drops it
+            cancel(r, writeOpcode, 0);
+        }
+        if ((ops & CONNECT) != 0) {
+            cancel(r, io.ringwire.uring.IoUringConstants.IORING_OP_CONNECT, 0);
+        }
+    }
 
     /** Cancels one op of this channel by its user_data; its CQE comes back with -ECANCELED. */
     final void cancel(RingwireIoRegistration r, byte opcode, int data) {

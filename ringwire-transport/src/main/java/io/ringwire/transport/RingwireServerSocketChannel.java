@@ -1,34 +1,16 @@
 package io.ringwire.transport;
 
-import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.InternetProtocolFamily;
 import io.netty.channel.socket.ServerSocketChannel;
-import io.ringwire.uring.Errno;
-import io.ringwire.uring.IoUringCqe;
-import io.ringwire.uring.NativeIoException;
-import io.ringwire.uring.SocketConstants;
-import io.ringwire.uring.Sockets;
 
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
-import java.util.concurrent.TimeUnit;
-
-import static io.ringwire.uring.IoUringConstants.IORING_OP_ACCEPT;
 
 /**
- * A listening TCP socket whose connections arrive through one multishot ACCEPT [5.19]: one SQE, a CQE per new
- * connection. With {@code autoRead} off, each {@code read()} accepts one connection with a single-shot ACCEPT.
- * Out of descriptors (EMFILE/ENFILE) it stops accepting and tries again after a pause, never in a loop.
+ * A listening TCP socket: {@link AbstractRingwireServerChannel}'s multishot ACCEPT, handing out
+ * {@link RingwireSocketChannel}s.
  */
-public final class RingwireServerSocketChannel extends AbstractRingwireChannel implements ServerSocketChannel {
-    /** Pause before accepting again after the process ran out of descriptors. */
-    static final long ACCEPT_BACKOFF_MILLIS = 100;
-
+public final class RingwireServerSocketChannel extends AbstractRingwireServerChannel implements ServerSocketChannel {
     private final RingwireServerSocketChannelConfig config;
-    private boolean singleInFlight;
-    private boolean backingOff;
-    private boolean acceptedInBatch;
 
     /** A dual-stack (IPv6, IPv4-mapped) socket when the host has IPv6, otherwise IPv4. */
     public RingwireServerSocketChannel() {
@@ -39,7 +21,7 @@ public final class RingwireServerSocketChannel extends AbstractRingwireChannel i
      * @param family the address family to open the socket in
      */
     public RingwireServerSocketChannel(InternetProtocolFamily family) {
-        super(null, openStream(family), false);
+        super(openStream(family));
         this.config = new RingwireServerSocketChannelConfig(this);
     }
 
@@ -59,167 +41,17 @@ public final class RingwireServerSocketChannel extends AbstractRingwireChannel i
     }
 
     @Override
-    protected SocketAddress remoteAddress0() {
-        return null;
+    int backlog() {
+        return config.getBacklog();
     }
 
     @Override
-    protected void doBind(SocketAddress localAddress) throws Exception {
-        super.doBind(localAddress);
-        Sockets.listen(fd, config.getBacklog());
-        active = true;
-    }
-
-    @Override
-    protected void doBeginRead() {
-        readPending = true;
-        armAccept();
-    }
-
-    private void armAccept() {
-        RingwireIoRegistration r = registration;
-        if (!active || backingOff || r == null || !r.isValid()) {
-            return;
-        }
-        int flags = SocketConstants.SOCK_NONBLOCK | SocketConstants.SOCK_CLOEXEC;
-        boolean multishot = config.isAutoRead();
-        if (multishotArmed || singleInFlight || !multishot && !readPending) {
-            return;
-        }
-        if (!r.reserveSqe()) {
-            r.retryNextIteration(); // prepareBeforeEnter() comes back here
-            return;
-        }
-        if (multishot) {
-            r.sq().prepAcceptMultishot(fd, flags, r.nextUserData(IORING_OP_ACCEPT, MULTISHOT));
-            multishotArmed = true;
-        } else {
-            r.sq().prepAccept(fd, 0, 0, flags, r.nextUserData(IORING_OP_ACCEPT, SINGLE));
-            singleInFlight = true;
-        }
-    }
-
-    @Override
-    byte multishotReadOpcode() {
-        return IORING_OP_ACCEPT;
-    }
-
-    @Override
-    void cancelInFlight(RingwireIoRegistration r) {
-        if (multishotArmed) {
-            cancel(r, IORING_OP_ACCEPT, MULTISHOT);
-        }
-        if (singleInFlight) {
-            cancel(r, IORING_OP_ACCEPT, SINGLE);
-        }
-    }
-
-    @Override
-    protected void doWrite(ChannelOutboundBuffer in) {
-        throw new UnsupportedOperationException("a server socket does not write");
-    }
-
-    @Override
-    protected Object filterOutboundMessage(Object msg) {
-        throw new UnsupportedOperationException("a server socket does not write");
-    }
-
-    @Override
-    protected AbstractUnsafe newUnsafe() {
-        return new ServerUnsafe();
-    }
-
-    private final class ServerUnsafe extends RingwireUnsafe {
-        @Override
-        public void connect(SocketAddress remote, SocketAddress local, io.netty.channel.ChannelPromise promise) {
-            promise.setFailure(new UnsupportedOperationException("a server socket does not connect"));
-        }
-
-        @Override
-        public void complete(byte opcode, int res, int flags, int data) {
-            if (opcode != IORING_OP_ACCEPT) {
-                return; // our own ASYNC_CANCELs
-            }
-            boolean more = IoUringCqe.hasMore(flags);
-            if (data == MULTISHOT) {
-                multishotArmed &= more;
-            } else {
-                singleInFlight = false;
-            }
-            if (res >= 0) {
-                accepted(res);
-                return;
-            }
-            if (res == -Errno.ECANCELED || !isOpen()) {
-                return;
-            }
-            if (res == -Errno.EMFILE || res == -Errno.ENFILE || res == -Errno.ENOBUFS || res == -Errno.ENOMEM) {
-                backOff();
-            } else if (!more && config.isAutoRead()) {
-                registration.notifyAfterCompletions(); // re-arm once, after this batch
-            }
-            pipeline().fireExceptionCaught(new NativeIoException("accept", res));
-        }
-
-        private void accepted(int childFd) {
-            RingwireIoHandler h = registration.handler();
-            h.counters().accepts++;
-            RingwireSocketChannel child;
-            try {
-                child = new RingwireSocketChannel(RingwireServerSocketChannel.this, childFd);
-            } catch (Throwable t) {
-                io.ringwire.uring.Libc.close(childFd);
-                pipeline().fireExceptionCaught(t);
-                return;
-            }
-            if (!config.isAutoRead()) {
-                readPending = false;
-            }
-            acceptedInBatch = true;
-            registration.notifyAfterCompletions();
-            pipeline().fireChannelRead(child);
-        }
-
-        private void backOff() {
-            registration.handler().counters().acceptBackoffs++;
-            if (multishotArmed) {
-                cancel(registration, IORING_OP_ACCEPT, MULTISHOT);
-            }
-            if (backingOff) {
-                return;
-            }
-            backingOff = true;
-            eventLoop().schedule(() -> {
-                backingOff = false;
-                if (isOpen() && (config.isAutoRead() || readPending)) {
-                    armAccept();
-                }
-            }, ACCEPT_BACKOFF_MILLIS, TimeUnit.MILLISECONDS);
-        }
-
-        @Override
-        public void prepareBeforeEnter() {
-            if (isOpen() && (config.isAutoRead() || readPending)) {
-                armAccept(); // a retry after the kernel refused an SQE
-            }
-        }
-
-        @Override
-        public void afterCompletions() {
-            ChannelPipeline p = pipeline();
-            if (acceptedInBatch) {
-                acceptedInBatch = false;
-                p.fireChannelReadComplete();
-            }
-            if (isOpen() && (config.isAutoRead() || readPending)) {
-                armAccept();
-            }
-        }
+    AbstractRingwireChannel newChildChannel(int childFd) throws Exception {
+        return new RingwireSocketChannel(this, childFd);
     }
 
     @Override
     public String toString() {
         return "RingwireServerSocketChannel[fd=" + fd + ", local=" + localAddress() + "]";
     }
-
 }

@@ -1,0 +1,983 @@
+package io.ringwire.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.channel.socket.DuplexChannelConfig;
+import io.netty.util.concurrent.Future;
+import io.ringwire.uring.BufferRing;
+import io.ringwire.uring.Errno;
+import io.ringwire.uring.IoUringCqe;
+import io.ringwire.uring.Libc;
+import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.SockAddr;
+import io.ringwire.uring.SocketConstants;
+import io.ringwire.uring.Sockets;
+import io.ringwire.uring.SubmissionQueue;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.ConnectException;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ConnectionPendingException;
+import java.util.concurrent.TimeUnit;
+
+import static io.ringwire.uring.IoUringConstants.IORING_CQE_F_SOCK_NONEMPTY;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_CONNECT;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_POLL_ADD;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_RECV;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_SEND;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A stream connection on io_uring: what TCP and Unix domain stream sockets share.
+ *
+ * <p><b>Reads</b> come from one multishot RECV [6.0] per connection, into the loop's shared provided buffer ring;
+ * each CQE's bytes are copied into a buffer from the channel's allocator and the ring slot is returned at once, so the
+ * ring never starves for long and no slot outlives its CQE. With {@code autoRead} off, each {@code read()} issues one
+ * single-shot RECV from the same ring; turning {@code autoRead} off leaves the multishot one armed until bytes arrive
+ * while paused, which then wait for the next {@code read()} while it is cancelled: the transport stops consuming when
+ * the application stops reading, and a handler that pauses for every message costs no cancel and re-arm per message.
+ * {@code channelReadComplete} fires once per batch of completions.
+ *
+ * <p><b>Bulk streams</b> switch to direct receives: when two receives in a row fill a whole ring buffer and the
+ * kernel says more is waiting ({@code IORING_CQE_F_SOCK_NONEMPTY}), the multishot RECV is cancelled and, once its
+ * last completion is in, single-shot RECVs go straight into a buffer from the channel's allocator (sized by its
+ * {@link RecvByteBufAllocator}, up to 64 KiB by default): no copy, one completion per large read, and each CQE's bytes
+ * are where that SQE said, whatever order other completions come in. Four reads in a row that a ring buffer could
+ * have held switch back, so an idle connection pins no buffer. Never both at once: the direct RECV is armed only
+ * after the multishot one has ended, which keeps the byte order. Off with
+ * {@link RingwireIoHandlerConfig#directReceive()}.
+ *
+ * <p><b>Writes</b>: {@code flush()} only marks the channel; just before the loop's next {@code io_uring_enter} all
+ * flushed buffers are gathered into one SEND (one buffer) or SENDMSG (up to 1024 iovecs, capped at
+ * {@link RingwireIoHandlerConfig#maxBytesPerWrite()} bytes), so one iteration's flushes leave in one SQE. At most one
+ * write is in flight per channel, so order holds and the bytes the kernel holds are bounded; its completion removes
+ * what was written (a short write continues from there), which updates writability synchronously.
+ */
+public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel implements DuplexChannel {
+    private static final int IOV_MAX = 1024;
+    /** All of the address space, to copy between two native addresses without a segment per copy. */
+    private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    private static final int MSGHDR_SIZE = 56;
+
+    /** The channel's options; set by the subclass's constructor. */
+    DuplexChannelConfig config;
+
+    /** Bulk mode: receives go straight into allocator buffers, one single-shot RECV at a time. */
+    private boolean bulk;
+    /** The buffer the in-flight direct RECV writes into; the channel owns it until the CQE. */
+    private ByteBuf directBuf;
+    /** Consecutive multishot receives that filled a ring buffer with more waiting, and direct ones that did not. */
+    private int fullRecvs;
+    private int smallRecvs;
+    /** The shared ring was empty for this connection's last receive (ENOBUFS): the next one is direct. */
+    private boolean ringDry;
+    /** The kernel refused an SQE for reading (SQ full, nothing taken): arm again next iteration. */
+    private boolean armRetry;
+    private boolean readInBatch;
+    private boolean eofSeen;
+    private boolean recvNeedsRearm;
+    private IOException readError;
+    private volatile boolean inputShutdown;
+    private volatile boolean outputShutdown;
+
+    /** Bytes received but not yet delivered, because autoRead is off and the read loop's budget ran out. */
+    private ByteBuf pendingInput;
+    private boolean pendingInputTaskScheduled;
+
+    /** Buffers of an in-flight write kept alive after the outbound buffer let go of them (close, shutdown). */
+    private java.util.List<ByteBuf> heldForKernel;
+
+    private ChannelPromise connectPromise;
+    private Future<?> connectTimeout;
+    private SocketAddress requestedRemote;
+
+    AbstractRingwireStreamChannel(Channel parent, int fd, boolean active) {
+        super(parent, fd, active);
+    }
+
+    /**
+     * Writes the address to connect to in native memory.
+     *
+     * @param remote where to connect
+     * @param dst    {@link SockAddr#STORAGE_SIZE} bytes
+     * @return the address length
+     */
+    abstract int writeRemoteAddress(SocketAddress remote, MemorySegment dst);
+
+    // ------------------------------------------------------------------------------------------ half-closure
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown || !isActive() && !isOpen();
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outputShutdown || !isActive() && !isOpen();
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return (inputShutdown && outputShutdown) || !isActive() && !isOpen();
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        if (eventLoop().inEventLoop()) {
+            shutdownOutput0(promise);
+        } else {
+            eventLoop().execute(() -> shutdownOutput0(promise));
+        }
+        return promise;
+    }
+
+    private void shutdownOutput0(ChannelPromise promise) {
+        StreamUnsafe u = (StreamUnsafe) unsafe();
+        u.writeNowOrKeepForKernel(); // the outbound buffer is failed next: what was flushed goes out first
+        u.shutdownOutput(promise);
+    }
+
+    @Override
+    protected void doShutdownOutput() throws Exception {
+        if (!isOpen()) {
+            throw new java.nio.channels.ClosedChannelException();
+        }
+        if (!active) {
+            throw new java.nio.channels.NotYetConnectedException();
+        }
+        if (!outputShutdown) {
+            outputShutdown = true;
+            NativeIoException.check(Libc.shutdown(fd, SocketConstants.SHUT_WR), "shutdown(SHUT_WR)");
+        }
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        if (eventLoop().inEventLoop()) {
+            shutdownInput0(promise);
+        } else {
+            eventLoop().execute(() -> shutdownInput0(promise));
+        }
+        return promise;
+    }
+
+    private void shutdownInput0(ChannelPromise promise) {
+        try {
+            if (!isOpen()) {
+                throw new java.nio.channels.ClosedChannelException();
+            }
+            if (!active) {
+                throw new java.nio.channels.NotYetConnectedException();
+            }
+            if (!inputShutdown) {
+                inputShutdown = true;
+                NativeIoException.check(Libc.shutdown(fd, SocketConstants.SHUT_RD), "shutdown(SHUT_RD)");
+            }
+            promise.setSuccess();
+        } catch (Throwable t) {
+            promise.setFailure(t);
+        }
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        ChannelFuture output = shutdownOutput();
+        output.addListener(f -> shutdownInput(newPromise()).addListener(in -> {
+            Throwable cause = f.cause() != null ? f.cause() : in.cause();
+            if (cause == null) {
+                promise.setSuccess();
+            } else {
+                promise.setFailure(cause);
+            }
+        }));
+        return promise;
+    }
+
+    // ------------------------------------------------------------------------------------------ reading
+
+    @Override
+    protected void doBeginRead() {
+        readPending = true;
+        if (pendingInput != null) {
+            if (!pendingInputTaskScheduled) {
+                pendingInputTaskScheduled = true;
+                eventLoop().execute(() -> ((StreamUnsafe) unsafe()).deliverPendingInput());
+            }
+            return;
+        }
+        armRecv();
+    }
+
+    private void armRecv() {
+        RingwireIoRegistration r = registration;
+        if (!active || inputShutdown || eofSeen || closingOffLoop || r == null || !r.isValid() || fd < 0) {
+            return;
+        }
+        if (inFlight(READ_DIRECT | READ_MULTISHOT | READ_SINGLE)) {
+            return; // its completion re-arms; one receive at a time, so the byte order holds
+        }
+        if (!config.isAutoRead() && !readPending) {
+            return;
+        }
+        if (!r.reserveSqe()) {
+            armRetry = true; // nothing changed: prepareBeforeEnter() comes back here next iteration
+            r.retryNextIteration();
+            return;
+        }
+        RingwireIoHandler h = r.handler();
+        boolean direct = h.recvBuffers() == null || config.isAutoRead() && bulk || ringDry;
+        if (direct && armDirectRecv(r)) {
+            if (ringDry) {
+                ringDry = false;
+                h.counters().dryRingFallbacks++;
+            }
+        } else if (direct && h.recvBuffers() == null) {
+            throw new IllegalStateException("bufferRing is off, and the channel's allocator gives direct buffers "
+                + "without a single native address to receive into: " + config.getAllocator());
+        } else if (config.isAutoRead() && h.config().multishotRecv()) {
+            long userData = r.nextUserData(IORING_OP_RECV, MULTISHOT);
+            r.sq().prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData);
+            started(READ_MULTISHOT);
+        } else {
+            long userData = r.nextUserData(IORING_OP_RECV, SINGLE);
+            r.sq().prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData);
+            started(READ_SINGLE);
+        }
+    }
+
+    /**
+     * One single-shot RECV into an allocator buffer (bulk mode, a dry ring, or no ring).
+     *
+     * @return false if the allocator's buffer has no single native address (nothing armed: use the ring)
+     */
+    private boolean armDirectRecv(RingwireIoRegistration r) {
+        RingwireIoHandler h = r.handler();
+        RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
+        BufferRing ring = h.recvBuffers();
+        int size = ring == null ? handle.guess() : Math.max(handle.guess(), 2 * ring.bufferSize());
+        ByteBuf buf = config.getAllocator().directBuffer(size);
+        long address = nativeAddress(buf, buf.writerIndex(), buf.writableBytes());
+        if (address == 0) {
+            buf.release();
+            bulk = false;
+            ringDry = false;
+            return false;
+        }
+        long userData;
+        try {
+            userData = r.nextUserData(IORING_OP_RECV, DIRECT);
+            r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData);
+        } catch (RuntimeException e) {
+            buf.release();
+            throw e;
+        }
+        directBuf = buf;
+        started(READ_DIRECT);
+        h.counters().directRecvs++;
+        return true;
+    }
+
+    @Override
+    byte readOpcode() {
+        return IORING_OP_RECV;
+    }
+
+    /** @return bytes received and held for the next read() (autoRead off, or between loops); on the loop only */
+    int pendingInputBytes() {
+        return pendingInput == null ? 0 : pendingInput.readableBytes();
+    }
+
+    @Override
+    void reregistered() {
+        if (readPending && !config.isAutoRead()) {
+            armRecv();
+        }
+        ChannelOutboundBuffer in = unsafe().outboundBuffer();
+        if (in != null && !in.isEmpty()) {
+            doWrite(in); // flushed bytes a cancelled write left behind
+        }
+    }
+
+    /**
+     * A connection keeps its multishot RECV armed when autoRead goes off, and cancels it only if bytes arrive while
+     * paused (they wait in {@link #pendingInput}, at most what one batch of completions brought): a handler that
+     * turns autoRead off and on again for every message, as reactive back-pressure does, then costs no cancel and
+     * no re-arm per message.
+     */
+    @Override
+    boolean cancelReadAtOnceWhenPaused() {
+        return false;
+    }
+
+    @Override
+    protected void doClose() throws Exception {
+        try {
+            super.doClose();
+        } finally {
+            if (pendingInput != null) {
+                pendingInput.release();
+                pendingInput = null;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ writing
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        if (msg instanceof ByteBuf buf) {
+            return toDirect(buf, alloc());
+        }
+        throw new UnsupportedOperationException("unsupported message type: " + msg.getClass().getName()
+            + " (Ringwire's stream channels write ByteBuf; FileRegion is not supported yet)");
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) {
+        if (!inFlight(WRITE) && registration != null) {
+            registration.prepareBeforeEnter(); // gather once, just before the loop's enter
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ the handle
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new StreamUnsafe();
+    }
+
+    private final class StreamUnsafe extends RingwireUnsafe implements ChannelOutboundBuffer.MessageProcessor {
+        private RecvByteBufAllocator.ExtendedHandle allocHandle;
+        private int messagesThisLoop;
+        private MemorySegment scratch;
+        private long iovBase;
+        private int iovCount;
+        private long iovBytes;
+        private long maxBytes;
+
+        private RecvByteBufAllocator.ExtendedHandle allocHandle() {
+            if (allocHandle == null) {
+                allocHandle = (RecvByteBufAllocator.ExtendedHandle) recvBufAllocHandle();
+            }
+            return allocHandle;
+        }
+
+        @Override
+        public void connect(SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+                return;
+            }
+            try {
+                if (connectPromise != null) {
+                    throw new ConnectionPendingException();
+                }
+                if (active) {
+                    throw new AlreadyConnectedException();
+                }
+                if (local != null) {
+                    doBind(local);
+                }
+                checkResolvable(remote);
+                RingwireIoRegistration r = registration;
+                RingwireIoHandler h = r.handler();
+                if (!r.reserveSqe()) {
+                    throw new IOException("cannot connect now: the io_uring submission queue is full and the kernel "
+                        + "took nothing (sqRefusals=" + h.counters().sqRefusals() + ")");
+                }
+                long sa = h.scratch(SockAddr.STORAGE_SIZE);
+                MemorySegment seg = h.scratchSegment();
+                int len = writeRemoteAddress(remote, seg.asSlice(sa - seg.address(), SockAddr.STORAGE_SIZE));
+                r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0));
+                started(CONNECT);
+                connectPromise = promise;
+                requestedRemote = remote;
+                int timeoutMillis = config.getConnectTimeoutMillis();
+                if (timeoutMillis > 0) {
+                    connectTimeout = eventLoop().schedule(() -> {
+                        ChannelPromise p = connectPromise;
+                        if (p != null && !p.isDone() && p.tryFailure(new ConnectTimeoutException(
+                            "connection timed out after " + timeoutMillis + " ms: " + remote))) {
+                            close(voidPromise());
+                        }
+                    }, timeoutMillis, TimeUnit.MILLISECONDS);
+                }
+                promise.addListener(f -> {
+                    if (f.isCancelled()) {
+                        cancelConnectTimeout();
+                        connectPromise = null;
+                        close(voidPromise());
+                    }
+                });
+            } catch (Throwable t) {
+                promise.tryFailure(annotateConnectException(t, remote));
+                closeIfClosed();
+            }
+        }
+
+        private void cancelConnectTimeout() {
+            if (connectTimeout != null) {
+                connectTimeout.cancel(false);
+                connectTimeout = null;
+            }
+        }
+
+        @Override
+        public void complete(byte opcode, int res, int flags, int data) {
+            switch (opcode) {
+                case IORING_OP_RECV -> recvComplete(res, flags, data);
+                case IORING_OP_SEND, IORING_OP_SENDMSG -> writeComplete(res);
+                case IORING_OP_CONNECT -> connectComplete(res);
+                case IORING_OP_POLL_ADD -> rdhupComplete(res);
+                default -> { } // our own ASYNC_CANCELs
+            }
+        }
+
+        // ---------------------------------------------------------------- connect
+
+        private void connectComplete(int res) {
+            ended(CONNECT);
+            ChannelPromise promise = connectPromise;
+            connectPromise = null;
+            cancelConnectTimeout();
+            if (promise == null || promise.isDone()) {
+                return; // timed out or cancelled: already failed and closing
+            }
+            if (res == 0) {
+                boolean wasActive = active;
+                active = true;
+                resetLocalAddress();
+                cacheRemoteAddress(requestedRemote);
+                boolean promiseSet = promise.trySuccess();
+                if (!wasActive) {
+                    pipeline().fireChannelActive();
+                }
+                if (!promiseSet) {
+                    close(voidPromise());
+                }
+                return;
+            }
+            if (res == -Errno.ECANCELED && !isOpen()) {
+                promise.tryFailure(new java.nio.channels.ClosedChannelException());
+                return;
+            }
+            ConnectException e = new ConnectException("connect failed: " + Errno.name(res) + " ("
+                + Errno.description(res) + ")");
+            promise.tryFailure(annotateConnectException(e, requestedRemote));
+            closeIfClosed();
+            close(voidPromise());
+        }
+
+        // ---------------------------------------------------------------- recv
+
+        /**
+         * Reading is paused but the peer may still close: watch for its FIN, as epoll's EPOLLRDHUP does, so
+         * half-closure is seen without a read() (one POLL_ADD per paused connection, none while reading).
+         */
+        private void watchForPeerCloseIfPaused() {
+            RingwireIoRegistration r = registration;
+            if (inFlight(PEER_CLOSE_WATCH | READ_MULTISHOT | READ_SINGLE | READ_DIRECT)
+                || config.isAutoRead() || readPending || eofSeen || closingOffLoop
+                || inputShutdown || !active || fd < 0 || r == null || !r.isValid()) {
+                return;
+            }
+            if (!r.reserveSqe()) {
+                armRetry = true;
+                r.retryNextIteration();
+                return;
+            }
+            r.sq().prepPollAdd(fd, SocketConstants.POLLRDHUP, false, r.nextUserData(IORING_OP_POLL_ADD, 0));
+            started(PEER_CLOSE_WATCH);
+        }
+
+        private void rdhupComplete(int res) {
+            ended(PEER_CLOSE_WATCH);
+            if (res > 0 && isOpen() && !eofSeen) {
+                readPending = true; // read what is left and the EOF, as epoll does on EPOLLRDHUP
+                armRecv();
+            }
+        }
+
+        private void recvComplete(int res, int flags, int data) {
+            if (data == DIRECT) {
+                directRecvComplete(res, flags);
+                return;
+            }
+            boolean more = IoUringCqe.hasMore(flags);
+            if (data == MULTISHOT) {
+                if (!more) {
+                    ended(READ_MULTISHOT);
+                }
+            } else {
+                ended(READ_SINGLE);
+            }
+            RingwireIoRegistration r = registration;
+            RingwireIoHandler h = r.handler();
+            if (res > 0) {
+                BufferRing buffers = h.recvBuffers();
+                int bid = IoUringCqe.bufferId(flags);
+                RingwireCounters c = h.counters();
+                c.recvs++;
+                c.recvBytes += res;
+                try {
+                    deliver(h.recvBufferView(bid, buffers.dataOffset(bid), res), buffers.address(bid));
+                } finally {
+                    buffers.release(bid, res, flags); // the bytes now live in the pipeline's buffers
+                }
+                if (config.isAutoRead()) {
+                    watchForBulk(r, res, flags, buffers.bufferSize(), data == MULTISHOT);
+                }
+            } else if (res == 0) {
+                eofSeen = true;
+            } else if (res == -Errno.ENOBUFS) {
+                // the shared ring ran dry: this connection's next receive goes into a buffer of its own, so it is not
+                // left waiting for the ring to refill
+                ringDry = true;
+                h.ringRanDry();
+            } else if (res != -Errno.ECANCELED) {
+                readError = new NativeIoException("recv", res);
+            }
+            if (!more) {
+                recvNeedsRearm = true;
+            }
+            r.notifyAfterCompletions();
+        }
+
+        /**
+         * A multishot receive that filled its ring buffer while more waited in the socket, twice in a row: this is a
+         * bulk stream, and the multishot RECV is cancelled so that direct receives take over when it has ended.
+         */
+        private void watchForBulk(RingwireIoRegistration r, int res, int flags, int bufferSize, boolean multishot) {
+            if (bulk || !r.handler().config().directReceive()) {
+                return;
+            }
+            if (res < bufferSize || (flags & IORING_CQE_F_SOCK_NONEMPTY) == 0) {
+                fullRecvs = 0;
+                return;
+            }
+            if (++fullRecvs >= 2) {
+                bulk = true;
+                fullRecvs = 0;
+                smallRecvs = 0;
+                if (multishot && inFlight(READ_MULTISHOT)) {
+                    cancel(r, IORING_OP_RECV, MULTISHOT);
+                } // a single-shot one has ended: the next arm is direct
+            }
+        }
+
+        /** A direct receive completed: its bytes are already in {@link #directBuf}, which goes up the pipeline. */
+        private void directRecvComplete(int res, int flags) {
+            ended(READ_DIRECT);
+            ByteBuf buf = directBuf;
+            directBuf = null;
+            RingwireIoRegistration r = registration;
+            RingwireIoHandler h = r.handler();
+            if (res <= 0 || !isOpen()) {
+                buf.release();
+                if (res == 0) {
+                    eofSeen = true;
+                } else if (res < 0 && res != -Errno.ECANCELED) {
+                    readError = new NativeIoException("recv", res);
+                }
+            } else {
+                RingwireCounters c = h.counters();
+                c.recvs++;
+                c.recvBytes += res;
+                buf.writerIndex(buf.writerIndex() + res);
+                if (!config.isAutoRead() || pendingInput != null || !r.isValid()) {
+                    // autoRead went off, or the channel left its loop, while this read was in flight: the bytes go
+                    // through deliver(), which keeps them for a read() or the next loop
+                    try {
+                        deliver(buf.nioBuffer(buf.readerIndex(), res),
+                            buf.hasMemoryAddress() ? buf.memoryAddress() + buf.readerIndex() : 0);
+                    } finally {
+                        buf.release();
+                    }
+                } else {
+                    countRead(batchHandle(), res);
+                    pipeline().fireChannelRead(buf);
+                }
+                // a stream that slows down goes back to the shared ring, so an idle connection pins no buffer
+                BufferRing ring = h.recvBuffers();
+                boolean small = ring != null && res < ring.bufferSize() && (flags & IORING_CQE_F_SOCK_NONEMPTY) == 0;
+                smallRecvs = small ? smallRecvs + 1 : 0;
+                if (smallRecvs >= 4) {
+                    bulk = false;
+                    smallRecvs = 0;
+                }
+            }
+            recvNeedsRearm = true;
+            r.notifyAfterCompletions();
+        }
+
+        /**
+         * Hands {@code src}'s bytes to the pipeline in buffers from the channel's allocator. With autoRead off, each
+         * message satisfies the pending read() and the allocator's budget ends the read loop; what is left waits in
+         * {@link #pendingInput} for the next read().
+         */
+        private void deliver(ByteBuffer src, long srcAddress) {
+            ByteBufAllocator alloc = config.getAllocator();
+            if (!registration.isValid()) {
+                // a receive that completed after deregistration: its bytes wait for the loop the channel joins next
+                // (a closed channel drops them)
+                if (isOpen()) {
+                    stash(src, alloc);
+                }
+                return;
+            }
+            if (pendingInput != null) {
+                stash(src, alloc); // older bytes wait for the next read(): keep the order
+                return;
+            }
+            RecvByteBufAllocator.ExtendedHandle handle = batchHandle();
+            ChannelPipeline p = pipeline();
+            while (src.hasRemaining()) {
+                if (!config.isAutoRead()
+                    && (messagesThisLoop == 0 ? !readPending : !handle.continueReading())) {
+                    stash(src, alloc);
+                    return;
+                }
+                ByteBuf buf = handle.allocate(alloc);
+                int n = Math.min(src.remaining(), buf.writableBytes());
+                copy(src, srcAddress, buf, n);
+                countRead(handle, n);
+                if (!config.isAutoRead()) {
+                    readPending = false; // this message answers the read(); the handler may ask for another
+                }
+                p.fireChannelRead(buf);
+            }
+        }
+
+        /** @return the allocator's handle for this batch of completions, reset when the batch starts */
+        private RecvByteBufAllocator.ExtendedHandle batchHandle() {
+            RecvByteBufAllocator.ExtendedHandle handle = allocHandle();
+            if (!readInBatch) {
+                readInBatch = true;
+                messagesThisLoop = 0;
+                handle.reset(config);
+            }
+            return handle;
+        }
+
+        /** Counts one message of {@code n} bytes going up the pipeline in this batch. */
+        private void countRead(RecvByteBufAllocator.ExtendedHandle handle, int n) {
+            handle.lastBytesRead(n);
+            handle.incMessagesRead(1);
+            messagesThisLoop++;
+        }
+
+        /**
+         * Moves {@code n} bytes from {@code src} to {@code dst}. Native to native when both addresses are known: one
+         * memcpy and no garbage (Netty's {@code writeBytes(ByteBuffer)} allocates a ByteBuffer view of each new
+         * pooled buffer when sun.misc.Unsafe is off, as it is by default on JDK 24+).
+         *
+         * @param srcAddress the native address of {@code src}'s index 0 (not of its position), or 0 if unknown
+         */
+        private static void copy(ByteBuffer src, long srcAddress, ByteBuf dst, int n) {
+            int position = src.position();
+            if (srcAddress != 0 && dst.hasMemoryAddress()) {
+                int writerIndex = dst.writerIndex();
+                MemorySegment.copy(ALL_MEMORY, srcAddress + position, ALL_MEMORY,
+                    dst.memoryAddress() + writerIndex, n);
+                dst.writerIndex(writerIndex + n);
+                src.position(position + n);
+                return;
+            }
+            int limit = src.limit();
+            src.limit(position + n);
+            dst.writeBytes(src);
+            src.limit(limit);
+        }
+
+        private void stash(ByteBuffer src, ByteBufAllocator alloc) {
+            if (pendingInput == null) {
+                pendingInput = alloc.directBuffer(src.remaining());
+            }
+            pendingInput.writeBytes(src);
+        }
+
+        void deliverPendingInput() {
+            pendingInputTaskScheduled = false;
+            ByteBuf stashed = pendingInput;
+            if (stashed == null || !isOpen()) {
+                return;
+            }
+            pendingInput = null;
+            try {
+                deliver(stashed.nioBuffer(), 0);
+            } finally {
+                stashed.release();
+            }
+            afterCompletions();
+            if (pendingInput == null && readPending) {
+                armRecv();
+            }
+        }
+
+        @Override
+        public void afterCompletions() {
+            ChannelPipeline p = pipeline();
+            if (readInBatch) {
+                readInBatch = false;
+                allocHandle().readComplete();
+                p.fireChannelReadComplete();
+            }
+            if (readError != null) {
+                IOException e = readError;
+                readError = null;
+                p.fireExceptionCaught(e);
+                close(voidPromise());
+                return;
+            }
+            if (pendingInput != null && readPending && !pendingInputTaskScheduled && registration.isValid()) {
+                pendingInputTaskScheduled = true;
+                eventLoop().execute(this::deliverPendingInput);
+            }
+            if (eofSeen) {
+                handleEof();
+                return;
+            }
+            if (recvNeedsRearm) {
+                recvNeedsRearm = false;
+                if (config.isAutoRead() || readPending) {
+                    armRecv();
+                }
+            }
+            if (!config.isAutoRead() && !readPending && inFlight(READ_MULTISHOT) && pendingInput != null) {
+                cancel(registration, IORING_OP_RECV, MULTISHOT); // bytes came while paused: stop taking more
+            }
+            watchForPeerCloseIfPaused();
+        }
+
+        private void handleEof() {
+            if (!isOpen() || pendingInput != null) {
+                return; // deliver what was received first: deliverPendingInput() comes back here when it is done
+            }
+            if (config.isAllowHalfClosure()) {
+                if (!inputShutdown) {
+                    inputShutdown = true;
+                    Libc.shutdown(fd, SocketConstants.SHUT_RD);
+                    pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+                    pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+                }
+            } else {
+                close(voidPromise());
+            }
+        }
+
+        // ---------------------------------------------------------------- write
+
+        /**
+         * Called before the outbound buffer is failed (close, shutdownOutput). Flushed bytes not yet handed to the
+         * kernel go out now with one synchronous, non-blocking sendmsg, as epoll's flush would already have sent
+         * them; buffers an in-flight write points at are retained until its completion, so the kernel never reads
+         * memory that was freed.
+         */
+        @Override
+        protected void close(ChannelPromise promise, Throwable cause, java.nio.channels.ClosedChannelException
+            closeCause) {
+            if (isOpen() && active && !outputShutdown) {
+                writeNowOrKeepForKernel(); // the outbound buffer is failed next: what was flushed goes out first
+            }
+            super.close(promise, cause, closeCause);
+        }
+
+        void writeNowOrKeepForKernel() {
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (in == null || in.isEmpty() || registration == null || !eventLoop().inEventLoop()) {
+                return;
+            }
+            if (inFlight(WRITE)) {
+                java.util.List<ByteBuf> held = new java.util.ArrayList<>();
+                try {
+                    in.forEachFlushedMessage(msg -> {
+                        if (msg instanceof ByteBuf b) {
+                            held.add(b.retain());
+                        }
+                        return true;
+                    });
+                } catch (Exception e) {
+                    logger.debug("retaining in-flight buffers failed", e);
+                }
+                heldForKernel = held;
+                return;
+            }
+            if (!gather(in)) {
+                return;
+            }
+            long base = scratch.address();
+            long m = iovBase - MSGHDR_SIZE - base;
+            int res = Libc.sendmsg(fd, scratch.asSlice(m, MSGHDR_SIZE), SocketConstants.MSG_NOSIGNAL
+                | SocketConstants.MSG_DONTWAIT);
+            if (res > 0) {
+                in.removeBytes(res);
+            }
+        }
+
+        /** Fills the loop's scratch space with a msghdr and iovecs for the flushed buffers; false if none. */
+        private boolean gather(ChannelOutboundBuffer in) {
+            RingwireIoHandler h = registration.handler();
+            // take what the loop's scratch space has left this iteration (at least a few iovecs per flushed
+            // message, at most IOV_MAX), so that a composite of many components fits; what stays unused is
+            // given back below
+            int atLeast = Math.min(Math.max(in.size(), 1) * 4, IOV_MAX);
+            int cap = (int) Math.max(atLeast, Math.min(IOV_MAX, (h.scratchRemaining() - MSGHDR_SIZE) / 16));
+            scratch = h.scratchSegment();
+            long region = h.scratch(MSGHDR_SIZE + 16 * cap);
+            iovBase = region + MSGHDR_SIZE;
+            iovCount = 0;
+            iovBytes = 0;
+            maxBytes = h.config().maxBytesPerWrite();
+            capacity = cap;
+            try {
+                in.forEachFlushedMessage(this);
+            } catch (Exception e) {
+                h.scratchGiveBack(region, MSGHDR_SIZE + 16 * cap, 0);
+                handleWriteError(e);
+                return false;
+            }
+            h.scratchGiveBack(region, MSGHDR_SIZE + 16 * cap, iovCount == 0 ? 0 : MSGHDR_SIZE + 16 * iovCount);
+            if (iovCount == 0) {
+                // only empty buffers were flushed: drop them, nothing goes to the kernel
+                while (in.current() instanceof ByteBuf b && !b.isReadable()) {
+                    in.remove();
+                }
+                return false;
+            }
+            // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }: only the iovecs are set
+            long m = region - scratch.address();
+            scratch.asSlice(m, MSGHDR_SIZE).fill((byte) 0);
+            scratch.set(JAVA_LONG, m + 16, iovBase);
+            scratch.set(JAVA_LONG, m + 24, iovCount);
+            return true;
+        }
+
+        @Override
+        public void prepareBeforeEnter() {
+            if (armRetry) {
+                armRetry = false;
+                armRecv();
+                watchForPeerCloseIfPaused();
+            }
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (inFlight(WRITE) || in == null || in.isEmpty() || fd < 0 || !active || closingOffLoop) {
+                return;
+            }
+            RingwireIoRegistration r = registration;
+            if (!r.reserveSqe()) {
+                r.retryNextIteration(); // the flushed bytes wait in the outbound buffer
+                return;
+            }
+            if (!gather(in)) {
+                return;
+            }
+            SubmissionQueue q = r.sq();
+            long base = scratch.address();
+            if (iovCount == 1) {
+                long addr = scratch.get(JAVA_LONG, iovBase - base);
+                int len = (int) scratch.get(JAVA_LONG, iovBase - base + 8);
+                q.prepSend(fd, addr, len, SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0));
+                startedWrite(IORING_OP_SEND);
+            } else {
+                q.prepSendmsg(fd, iovBase - MSGHDR_SIZE, SocketConstants.MSG_NOSIGNAL,
+                    r.nextUserData(IORING_OP_SENDMSG, 0));
+                startedWrite(IORING_OP_SENDMSG);
+            }
+            RingwireCounters c = r.handler().counters();
+            c.writes++;
+            c.writeIovecs += iovCount;
+        }
+
+        private int capacity;
+
+        @Override
+        public boolean processMessage(Object msg) {
+            if (!(msg instanceof ByteBuf buf)) {
+                return false;
+            }
+            int readable = buf.readableBytes();
+            if (readable == 0) {
+                return true;
+            }
+            long address = nativeAddress(buf, buf.readerIndex(), readable);
+            if (address != 0) {
+                return addIovec(address, readable);
+            }
+            // a composite: as many components as there is room for; the write is then partial, and the rest goes
+            // with the next one
+            for (ByteBuffer nio : buf.nioBuffers(buf.readerIndex(), readable)) {
+                if (nio.hasRemaining() && !addIovec(MemorySegment.ofBuffer(nio).address(), nio.remaining())) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private boolean addIovec(long address, int length) {
+            if (iovCount == capacity || iovBytes >= maxBytes) {
+                return false;
+            }
+            int len = (int) Math.min(length, maxBytes - iovBytes);
+            long off = iovBase - scratch.address() + 16L * iovCount;
+            scratch.set(JAVA_LONG, off, address);
+            scratch.set(JAVA_LONG, off + 8, len);
+            iovCount++;
+            iovBytes += len;
+            return len == length;
+        }
+
+        private void writeComplete(int res) {
+            ended(WRITE);
+            if (heldForKernel != null) {
+                for (ByteBuf b : heldForKernel) {
+                    b.release();
+                }
+                heldForKernel = null;
+            }
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (res >= 0) {
+                registration.handler().counters().writeBytes += res;
+                if (in != null) {
+                    in.removeBytes(res);
+                    if (!in.isEmpty()) {
+                        doWrite(in);
+                    }
+                }
+                return;
+            }
+            if (res == -Errno.ECANCELED || in == null) {
+                return;
+            }
+            handleWriteError(new NativeIoException("send", res));
+        }
+    }
+
+}
