@@ -9,6 +9,8 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.channel.unix.UnixChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -26,7 +28,7 @@ import java.net.UnknownHostException;
  * reused fd number is never hit), then closes the fd; the registration leaves the loop only after the last of those
  * completions, which is when memory they point at may be reused.
  */
-public abstract class AbstractRingwireChannel extends AbstractChannel {
+public abstract class AbstractRingwireChannel extends AbstractChannel implements UnixChannel {
     static final InternalLogger logger = InternalLoggerFactory.getInstance(AbstractRingwireChannel.class);
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
@@ -104,9 +106,48 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         }
     }
 
-    /** @return the socket's file descriptor, or -1 once closed */
-    public int fd() {
-        return fd;
+    /** What {@link #fd()} handed out, made on first use. */
+    private ChannelFd fdView;
+
+    /**
+     * @return the socket's file descriptor, as Netty's native transports hand it out; it reports closed once the
+     *         channel is, and closing it closes the channel
+     */
+    @Override
+    public FileDescriptor fd() {
+        ChannelFd v = fdView;
+        if (v == null) {
+            fdView = v = new ChannelFd(this);
+        }
+        return v;
+    }
+
+    /**
+     * The channel's fd as a {@link FileDescriptor}. Only its number, {@code isOpen()} and {@code close()} are
+     * Ringwire's: its read and write methods are Netty's JNI, which Ringwire does not load; use the channel instead.
+     */
+    private static final class ChannelFd extends FileDescriptor {
+        private final AbstractRingwireChannel channel;
+
+        ChannelFd(AbstractRingwireChannel channel) {
+            super(Math.max(channel.fd, 0));
+            this.channel = channel;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return channel.fd >= 0;
+        }
+
+        @Override
+        public void close() {
+            channel.close();
+        }
+
+        @Override
+        public String toString() {
+            return "FileDescriptor{fd=" + intValue() + (isOpen() ? "" : ", closed") + "}";
+        }
     }
 
     @Override
@@ -289,6 +330,11 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         if ((ops & CONNECT) != 0) {
             cancel(r, io.ringwire.uring.IoUringConstants.IORING_OP_CONNECT, 0);
         }
+        cancelMoreInFlight(r);
+    }
+
+    /** Cancels ops the bits above do not cover (a datagram channel's several sends). */
+    void cancelMoreInFlight(RingwireIoRegistration r) {
     }
 
     /** Cancels one op of this channel by its user_data; its CQE comes back with -ECANCELED. */
@@ -332,7 +378,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         SocketAddress a = local;
         if (a == null && fd >= 0 && hasLocalAddress) {
             try {
-                local = a = Sockets.localAddress(fd);
+                local = a = readAddress(true);
             } catch (NativeIoException e) {
                 return null;
             }
@@ -345,7 +391,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         SocketAddress a = remote;
         if (a == null && fd >= 0 && active) {
             try {
-                remote = a = Sockets.remoteAddress(fd);
+                remote = a = readAddress(false);
             } catch (NativeIoException e) {
                 return null;
             }
@@ -362,12 +408,28 @@ public abstract class AbstractRingwireChannel extends AbstractChannel {
         hasLocalAddress = true;
     }
 
+    /**
+     * Asks the kernel for the socket's address.
+     *
+     * @param ofSocket its own address (getsockname), or its peer's (getpeername)
+     * @return the address, or null if it has none
+     * @throws NativeIoException e.g. ENOTCONN
+     */
+    SocketAddress readAddress(boolean ofSocket) throws NativeIoException {
+        return ofSocket ? Sockets.localAddress(fd) : Sockets.remoteAddress(fd);
+    }
+
     @Override
     protected void doBind(SocketAddress localAddress) throws Exception {
+        bindSocket(localAddress);
+        local = readAddress(true);
+        hasLocalAddress = true;
+    }
+
+    /** bind(2) with an address of the channel's family. */
+    void bindSocket(SocketAddress localAddress) throws Exception {
         checkResolvable(localAddress);
         Sockets.bind(fd, localAddress);
-        local = Sockets.localAddress(fd);
-        hasLocalAddress = true;
     }
 
     static void checkResolvable(SocketAddress a) throws UnknownHostException {

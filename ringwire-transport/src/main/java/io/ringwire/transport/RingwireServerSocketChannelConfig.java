@@ -43,7 +43,7 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
             return (T) Integer.valueOf(getBacklog());
         }
         if (option == RingwireChannelOption.SO_REUSEPORT) {
-            return (T) Boolean.valueOf(SocketOptions.getBoolean(channel.fd(), SOL_SOCKET, SO_REUSEPORT));
+            return (T) Boolean.valueOf(SocketOptions.getBoolean(channel.fd, SOL_SOCKET, SO_REUSEPORT));
         }
         return super.getOption(option);
     }
@@ -58,7 +58,7 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
         } else if (option == ChannelOption.SO_BACKLOG) {
             setBacklog((Integer) value);
         } else if (option == RingwireChannelOption.SO_REUSEPORT) {
-            SocketOptions.setBoolean(channel.fd(), SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
+            SocketOptions.setBoolean(channel.fd, SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
         } else {
             return super.setOption(option, value);
         }
@@ -81,23 +81,23 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
 
     @Override
     public boolean isReuseAddress() {
-        return SocketOptions.getBoolean(channel.fd(), SOL_SOCKET, SO_REUSEADDR);
+        return SocketOptions.getBoolean(channel.fd, SOL_SOCKET, SO_REUSEADDR);
     }
 
     @Override
     public RingwireServerSocketChannelConfig setReuseAddress(boolean reuseAddress) {
-        SocketOptions.setBoolean(channel.fd(), SOL_SOCKET, SO_REUSEADDR, reuseAddress);
+        SocketOptions.setBoolean(channel.fd, SOL_SOCKET, SO_REUSEADDR, reuseAddress);
         return this;
     }
 
     @Override
     public int getReceiveBufferSize() {
-        return SocketOptions.get(channel.fd(), SOL_SOCKET, SO_RCVBUF);
+        return SocketOptions.get(channel.fd, SOL_SOCKET, SO_RCVBUF);
     }
 
     @Override
     public RingwireServerSocketChannelConfig setReceiveBufferSize(int receiveBufferSize) {
-        SocketOptions.set(channel.fd(), SOL_SOCKET, SO_RCVBUF, receiveBufferSize);
+        SocketOptions.set(channel.fd, SOL_SOCKET, SO_RCVBUF, receiveBufferSize);
         return this;
     }
 

@@ -27,7 +27,7 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
     }
 
     private int fd() {
-        return channel.fd();
+        return channel.fd;
     }
 
     @Override

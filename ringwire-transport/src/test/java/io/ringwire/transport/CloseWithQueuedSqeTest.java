@@ -55,7 +55,7 @@ class CloseWithQueuedSqeTest extends OneLoopTestBase {
             try (Socket ringwirePeer = peers.accept()) {
                 Socket[] newPeer = new Socket[1];
                 int number = ch.eventLoop().submit(() -> {
-                    int fd = ((RingwireSocketChannel) ch).fd();
+                    int fd = ((RingwireSocketChannel) ch).fd().intValue();
                     ch.read();   // a RECV waits in the SQ until the loop's next enter
                     ch.close();  // close(2) now; the RECV is still queued
                     // a new socket at the same number, connected, with bytes waiting, all before the next enter

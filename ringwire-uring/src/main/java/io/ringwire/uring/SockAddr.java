@@ -89,6 +89,53 @@ public final class SockAddr {
     }
 
     /**
+     * Writes a Unix domain socket address given as a string: a path, or an abstract name when it starts with a NUL
+     * character (Linux's abstract namespace: no file, the name's bytes are the whole address, no terminator).
+     *
+     * @param path the path or {@code "\0name"}
+     * @param dst  at least {@link #STORAGE_SIZE} bytes
+     * @return the address length to pass to the kernel
+     * @throws IllegalArgumentException if it does not fit in {@code sun_path}, or is empty
+     */
+    public static int writeUnix(String path, MemorySegment dst) {
+        byte[] p = path.getBytes(StandardCharsets.UTF_8);
+        boolean abstractName = p.length > 0 && p[0] == 0;
+        if (p.length == 0 || p.length > (abstractName ? UN_PATH_MAX : UN_PATH_MAX - 1)) {
+            throw new IllegalArgumentException("a unix socket " + (abstractName ? "abstract name" : "path")
+                + " takes 1 to " + (abstractName ? UN_PATH_MAX : UN_PATH_MAX - 1) + " bytes, this one has "
+                + p.length + ": " + path.replace("\0", "\\0"));
+        }
+        dst.asSlice(0, STORAGE_SIZE).fill((byte) 0);
+        dst.set(JAVA_SHORT, 0, (short) SocketConstants.AF_UNIX);
+        MemorySegment.copy(p, 0, dst, JAVA_BYTE, UN_PATH_OFFSET, p.length);
+        return UN_PATH_OFFSET + p.length + (abstractName ? 0 : 1);
+    }
+
+    /**
+     * Reads a Unix domain socket address the kernel wrote, as a string (see {@link #writeUnix}).
+     *
+     * @param src    the sockaddr_un
+     * @param length the length the kernel reported
+     * @return the path, {@code "\0name"} for an abstract name, or {@code null} for an unnamed socket
+     */
+    public static String readUnix(MemorySegment src, int length) {
+        int n = length - UN_PATH_OFFSET;
+        if (n <= 0) {
+            return null;
+        }
+        byte[] p = new byte[n];
+        MemorySegment.copy(src, JAVA_BYTE, UN_PATH_OFFSET, p, 0, n);
+        if (p[0] == 0) {
+            return n == 1 ? null : new String(p, 0, n, StandardCharsets.UTF_8); // abstract: every byte counts
+        }
+        int end = 0;
+        while (end < n && p[end] != 0) {
+            end++;
+        }
+        return new String(p, 0, end, StandardCharsets.UTF_8);
+    }
+
+    /**
      * Reads an address the kernel wrote.
      *
      * @param src    the sockaddr

@@ -27,12 +27,17 @@ public final class SocketConstants {
     public static final int SO_LINGER = 13;
     public static final int SO_REUSEPORT = 15;
     public static final int SO_RCVLOWAT = 18;
+    public static final int SO_PEERCRED = 17;
 
     public static final int IPPROTO_IP = 0;
     public static final int IPPROTO_TCP = 6;
     public static final int IPPROTO_UDP = 17;
     public static final int IPPROTO_IPV6 = 41;
     public static final int IP_TOS = 1;
+    public static final int IP_MULTICAST_TTL = 33;
+    public static final int IP_MULTICAST_LOOP = 34;
+    public static final int IPV6_MULTICAST_HOPS = 18;
+    public static final int IPV6_MULTICAST_LOOP = 19;
     public static final int IPV6_V6ONLY = 26;
     public static final int IPV6_TCLASS = 67;
     public static final int TCP_NODELAY = 1;

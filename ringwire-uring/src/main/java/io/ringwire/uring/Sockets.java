@@ -160,6 +160,56 @@ public final class Sockets {
     }
 
     /**
+     * Binds a Unix domain socket.
+     *
+     * @param fd   an AF_UNIX socket
+     * @param path a path, or an abstract name starting with NUL (see {@link SockAddr#writeUnix})
+     * @throws NativeIoException e.g. {@code EADDRINUSE}
+     */
+    public static void bindUnix(int fd, String path) throws NativeIoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sa = a.allocate(SockAddr.STORAGE_SIZE, 8);
+            int len = SockAddr.writeUnix(path, sa);
+            NativeIoException.check(Libc.bind(fd, sa, len), "bind " + path.replace("\0", "@"));
+        }
+    }
+
+    /**
+     * @param fd    an AF_UNIX socket
+     * @param local its own address, or its peer's
+     * @return the path or abstract name (see {@link SockAddr#readUnix}), or null if unnamed
+     * @throws NativeIoException e.g. {@code ENOTCONN}
+     */
+    public static String unixAddress(int fd, boolean local) throws NativeIoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sa = a.allocate(SockAddr.STORAGE_SIZE, 8);
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, SockAddr.STORAGE_SIZE);
+            int ret = local ? Libc.getsockname(fd, sa, len) : Libc.getpeername(fd, sa, len);
+            NativeIoException.check(ret, local ? "getsockname" : "getpeername");
+            return SockAddr.readUnix(sa, len.get(JAVA_INT, 0));
+        }
+    }
+
+    /**
+     * {@code SO_PEERCRED}: who is at the other end of a Unix domain socket (as of connect or listen).
+     *
+     * @param fd a connected AF_UNIX socket
+     * @return {pid, uid, gid}
+     * @throws NativeIoException on failure
+     */
+    public static int[] peerCredentials(int fd) throws NativeIoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(12, 4); // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, 12);
+            NativeIoException.check(Libc.getsockopt(fd, SOL_SOCKET, SocketConstants.SO_PEERCRED, v, len),
+                "getsockopt(SO_PEERCRED)");
+            return new int[] {v.get(JAVA_INT, 0), v.get(JAVA_INT, 4), v.get(JAVA_INT, 8)};
+        }
+    }
+
+    /**
      * @param fd the socket
      * @return whether it is AF_INET6
      * @throws NativeIoException on failure

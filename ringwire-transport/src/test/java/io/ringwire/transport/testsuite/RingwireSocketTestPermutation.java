@@ -11,10 +11,16 @@ import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapFactory;
 import io.netty.testsuite.transport.socket.SocketTestPermutation;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.ringwire.transport.RingwireDomainSocketChannel;
 import io.ringwire.transport.RingwireIoHandler;
+import io.ringwire.transport.RingwireServerDomainSocketChannel;
 import io.ringwire.transport.RingwireServerSocketChannel;
 import io.ringwire.transport.RingwireSocketChannel;
 
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
@@ -53,6 +59,46 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
         BootstrapFactory<Bootstrap> nio = () -> new Bootstrap()
             .group(nioGroup).channel(NioSocketChannel.class);
         return List.of(ringwire, nio);
+    }
+
+    /**
+     * Unix domain stream sockets, Ringwire on both ends (NIO's domain channels take the JDK's address type, not
+     * Netty's {@code DomainSocketAddress}, so they cannot share a test).
+     */
+    public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> domainSocket() {
+        BootstrapFactory<ServerBootstrap> server = () -> new ServerBootstrap()
+            .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerDomainSocketChannel.class);
+        BootstrapFactory<Bootstrap> client = () -> new Bootstrap()
+            .group(RINGWIRE_WORKER).channel(RingwireDomainSocketChannel.class);
+        return List.of(new BootstrapComboFactory<>() {
+            @Override
+            public ServerBootstrap newServerInstance() {
+                return server.newInstance();
+            }
+
+            @Override
+            public Bootstrap newClientInstance() {
+                return client.newInstance();
+            }
+        });
+    }
+
+    /** @return a fresh path in the temporary directory, no file there yet */
+    static DomainSocketAddress newDomainSocketAddress() {
+        try {
+            File f = File.createTempFile("ringwire-test", ".sock");
+            if (!f.delete()) {
+                throw new IOException("could not delete " + f);
+            }
+            return new DomainSocketAddress(f);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** @return a fresh name in Linux's abstract namespace (no file) */
+    static DomainSocketAddress newAbstractDomainSocketAddress() {
+        return new DomainSocketAddress("\0ringwire-test-" + java.util.UUID.randomUUID());
     }
 
     /** Every combination except NIO × NIO, which tests nothing of Ringwire's. */

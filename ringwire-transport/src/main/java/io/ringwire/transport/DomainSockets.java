@@ -1,0 +1,83 @@
+package io.ringwire.transport;
+
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.unix.PeerCredentials;
+import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.SocketConstants;
+import io.ringwire.uring.Sockets;
+
+import java.lang.reflect.Constructor;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+
+/** What Ringwire's Unix domain socket channels share: addresses, opening, peer credentials. */
+final class DomainSockets {
+    private DomainSockets() { }
+
+    /** Netty's PeerCredentials has no public constructor (its JNI makes them): reached once, reflectively. */
+    private static final Constructor<PeerCredentials> PEER_CREDENTIALS;
+    private static final Throwable PEER_CREDENTIALS_UNAVAILABLE;
+
+    static {
+        Constructor<PeerCredentials> c = null;
+        Throwable cause = null;
+        try {
+            c = PeerCredentials.class.getDeclaredConstructor(int.class, int.class, int[].class);
+            c.setAccessible(true);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            c = null;
+            cause = e;
+        }
+        PEER_CREDENTIALS = c;
+        PEER_CREDENTIALS_UNAVAILABLE = cause;
+    }
+
+    /** Opens a non-blocking AF_UNIX stream socket, as a constructor argument (hence unchecked). */
+    static int openStream() {
+        try {
+            return Sockets.open(SocketConstants.AF_UNIX, SocketConstants.SOCK_STREAM);
+        } catch (NativeIoException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * @param address Netty's {@link DomainSocketAddress} or the JDK's {@link UnixDomainSocketAddress}
+     * @return its path, or its abstract name with a leading NUL
+     */
+    static String path(SocketAddress address) {
+        if (address instanceof DomainSocketAddress d) {
+            return d.path();
+        }
+        if (address instanceof UnixDomainSocketAddress u) {
+            return u.getPath().toString();
+        }
+        throw new IllegalArgumentException("a Unix domain socket takes a DomainSocketAddress (or the JDK's "
+            + "UnixDomainSocketAddress), not " + (address == null ? null : address.getClass().getName()) + ": "
+            + address);
+    }
+
+    /**
+     * @return the socket's address or its peer's as a {@link DomainSocketAddress}; an unnamed socket's (a client
+     *         that did not bind) has the empty path, as in Netty's native transports
+     */
+    static DomainSocketAddress address(int fd, boolean ofSocket) throws NativeIoException {
+        String path = Sockets.unixAddress(fd, ofSocket);
+        return new DomainSocketAddress(path == null ? "" : path);
+    }
+
+    /** SO_PEERCRED as Netty's {@link PeerCredentials}. */
+    static PeerCredentials peerCredentials(int fd) throws java.io.IOException {
+        int[] c = Sockets.peerCredentials(fd);
+        if (PEER_CREDENTIALS == null) {
+            throw new UnsupportedOperationException("cannot make io.netty.channel.unix.PeerCredentials (its "
+                + "constructor is not public, and reflection was refused); pid=" + c[0] + " uid=" + c[1]
+                + " gid=" + c[2], PEER_CREDENTIALS_UNAVAILABLE);
+        }
+        try {
+            return PEER_CREDENTIALS.newInstance(c[0], c[1], new int[] {c[2]});
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

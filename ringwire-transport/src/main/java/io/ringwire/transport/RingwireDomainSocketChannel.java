@@ -1,0 +1,81 @@
+package io.ringwire.transport;
+
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.unix.DomainSocketChannel;
+import io.netty.channel.unix.PeerCredentials;
+import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.SockAddr;
+import io.ringwire.uring.Sockets;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.SocketAddress;
+
+/**
+ * A Unix domain stream connection on io_uring: the same reads (multishot RECV from the loop's buffer ring, direct
+ * receives for bulk streams), gathered writes and half-closure as {@link RingwireSocketChannel}. Addresses are
+ * Netty's {@link DomainSocketAddress} (a path, or an abstract name starting with NUL); the JDK's
+ * {@link java.net.UnixDomainSocketAddress} is taken too. Reads bytes only: passing descriptors is not supported yet.
+ */
+public final class RingwireDomainSocketChannel extends AbstractRingwireStreamChannel implements DomainSocketChannel {
+    private final RingwireDomainSocketChannelConfig domainConfig;
+
+    /** An unconnected client socket. */
+    public RingwireDomainSocketChannel() {
+        super(null, DomainSockets.openStream(), false);
+        this.config = domainConfig = new RingwireDomainSocketChannelConfig(this);
+    }
+
+    RingwireDomainSocketChannel(RingwireServerDomainSocketChannel parent, int fd) {
+        super(parent, fd, true);
+        this.config = domainConfig = new RingwireDomainSocketChannelConfig(this);
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig config() {
+        return domainConfig;
+    }
+
+    @Override
+    public DomainSocketAddress localAddress() {
+        return (DomainSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public DomainSocketAddress remoteAddress() {
+        return (DomainSocketAddress) super.remoteAddress();
+    }
+
+    /**
+     * @return who is at the other end (SO_PEERCRED: its pid, uid and gid as of connect or listen)
+     * @throws IOException if the kernel will not say (the socket is closed or not connected)
+     */
+    public PeerCredentials peerCredentials() throws IOException {
+        return DomainSockets.peerCredentials(fd);
+    }
+
+    @Override
+    SocketAddress readAddress(boolean ofSocket) throws NativeIoException {
+        return DomainSockets.address(fd, ofSocket);
+    }
+
+    @Override
+    void bindSocket(SocketAddress localAddress) throws Exception {
+        Sockets.bindUnix(fd, DomainSockets.path(localAddress));
+    }
+
+    @Override
+    int writeRemoteAddress(SocketAddress remote, MemorySegment dst) {
+        return SockAddr.writeUnix(DomainSockets.path(remote), dst);
+    }
+
+    @Override
+    void cacheRemoteAddress(SocketAddress a) {
+        super.cacheRemoteAddress(a instanceof DomainSocketAddress ? a : new DomainSocketAddress(DomainSockets.path(a)));
+    }
+
+    @Override
+    public String toString() {
+        return "RingwireDomainSocketChannel[fd=" + fd + ", " + localAddress() + " -> " + remoteAddress() + "]";
+    }
+}

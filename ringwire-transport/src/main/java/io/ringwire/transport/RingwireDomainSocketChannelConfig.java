@@ -1,0 +1,193 @@
+package io.ringwire.transport;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultChannelConfig;
+import io.netty.channel.MessageSizeEstimator;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.DuplexChannelConfig;
+import io.netty.channel.unix.DomainSocketChannelConfig;
+import io.netty.channel.unix.DomainSocketReadMode;
+import io.netty.channel.unix.UnixChannelOption;
+
+import java.util.Map;
+
+import static io.ringwire.uring.SocketConstants.SOL_SOCKET;
+import static io.ringwire.uring.SocketConstants.SO_RCVBUF;
+import static io.ringwire.uring.SocketConstants.SO_SNDBUF;
+
+/**
+ * Options of a {@link RingwireDomainSocketChannel}. Only {@link DomainSocketReadMode#BYTES} is supported: passing file
+ * descriptors (SCM_RIGHTS) is not implemented, and asking for it fails at once rather than later.
+ */
+public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfig
+    implements DomainSocketChannelConfig, DuplexChannelConfig {
+    private final RingwireDomainSocketChannel channel;
+    private volatile boolean allowHalfClosure;
+
+    RingwireDomainSocketChannelConfig(RingwireDomainSocketChannel channel) {
+        super(channel);
+        this.channel = channel;
+    }
+
+    @Override
+    public Map<ChannelOption<?>, Object> getOptions() {
+        return getOptions(super.getOptions(), ChannelOption.SO_RCVBUF, ChannelOption.SO_SNDBUF,
+            ChannelOption.ALLOW_HALF_CLOSURE, UnixChannelOption.DOMAIN_SOCKET_READ_MODE);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(ChannelOption<T> option) {
+        if (option == ChannelOption.SO_RCVBUF) {
+            return (T) Integer.valueOf(getReceiveBufferSize());
+        }
+        if (option == ChannelOption.SO_SNDBUF) {
+            return (T) Integer.valueOf(getSendBufferSize());
+        }
+        if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
+            return (T) Boolean.valueOf(isAllowHalfClosure());
+        }
+        if (option == UnixChannelOption.DOMAIN_SOCKET_READ_MODE) {
+            return (T) getReadMode();
+        }
+        return super.getOption(option);
+    }
+
+    @Override
+    public <T> boolean setOption(ChannelOption<T> option, T value) {
+        validate(option, value);
+        if (option == ChannelOption.SO_RCVBUF) {
+            setReceiveBufferSize((Integer) value);
+        } else if (option == ChannelOption.SO_SNDBUF) {
+            setSendBufferSize((Integer) value);
+        } else if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
+            setAllowHalfClosure((Boolean) value);
+        } else if (option == UnixChannelOption.DOMAIN_SOCKET_READ_MODE) {
+            setReadMode((DomainSocketReadMode) value);
+        } else {
+            return super.setOption(option, value);
+        }
+        return true;
+    }
+
+    /** @return SO_RCVBUF */
+    public int getReceiveBufferSize() {
+        return SocketOptions.get(channel.fd, SOL_SOCKET, SO_RCVBUF);
+    }
+
+    /** @param size SO_RCVBUF @return this */
+    public RingwireDomainSocketChannelConfig setReceiveBufferSize(int size) {
+        SocketOptions.set(channel.fd, SOL_SOCKET, SO_RCVBUF, size);
+        return this;
+    }
+
+    /** @return SO_SNDBUF */
+    public int getSendBufferSize() {
+        return SocketOptions.get(channel.fd, SOL_SOCKET, SO_SNDBUF);
+    }
+
+    /** @param size SO_SNDBUF @return this */
+    public RingwireDomainSocketChannelConfig setSendBufferSize(int size) {
+        SocketOptions.set(channel.fd, SOL_SOCKET, SO_SNDBUF, size);
+        return this;
+    }
+
+    @Override
+    public boolean isAllowHalfClosure() {
+        return allowHalfClosure;
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig setAllowHalfClosure(boolean allowHalfClosure) {
+        this.allowHalfClosure = allowHalfClosure;
+        return this;
+    }
+
+    @Override
+    public DomainSocketReadMode getReadMode() {
+        return DomainSocketReadMode.BYTES;
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig setReadMode(DomainSocketReadMode mode) {
+        if (mode != DomainSocketReadMode.BYTES) {
+            throw new UnsupportedOperationException("Ringwire's domain socket channel reads bytes only: passing "
+                + "file descriptors (DomainSocketReadMode." + mode + ", SCM_RIGHTS) is not supported yet");
+        }
+        return this;
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig setAutoRead(boolean autoRead) {
+        super.setAutoRead(autoRead);
+        return this;
+    }
+
+    @Override
+    protected void autoReadCleared() {
+        channel.clearReadPending();
+    }
+
+    @Override
+    @Deprecated
+    public RingwireDomainSocketChannelConfig setMaxMessagesPerRead(int maxMessagesPerRead) {
+        super.setMaxMessagesPerRead(maxMessagesPerRead);
+        return this;
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig setConnectTimeoutMillis(int connectTimeoutMillis) {
+        super.setConnectTimeoutMillis(connectTimeoutMillis);
+        return this;
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig setWriteSpinCount(int writeSpinCount) {
+        super.setWriteSpinCount(writeSpinCount);
+        return this;
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig setAllocator(ByteBufAllocator allocator) {
+        super.setAllocator(allocator);
+        return this;
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig setRecvByteBufAllocator(RecvByteBufAllocator allocator) {
+        super.setRecvByteBufAllocator(allocator);
+        return this;
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig setAutoClose(boolean autoClose) {
+        super.setAutoClose(autoClose);
+        return this;
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig setWriteBufferHighWaterMark(int writeBufferHighWaterMark) {
+        super.setWriteBufferHighWaterMark(writeBufferHighWaterMark);
+        return this;
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig setWriteBufferLowWaterMark(int writeBufferLowWaterMark) {
+        super.setWriteBufferLowWaterMark(writeBufferLowWaterMark);
+        return this;
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig setWriteBufferWaterMark(WriteBufferWaterMark writeBufferWaterMark) {
+        super.setWriteBufferWaterMark(writeBufferWaterMark);
+        return this;
+    }
+
+    @Override
+    public RingwireDomainSocketChannelConfig setMessageSizeEstimator(MessageSizeEstimator estimator) {
+        super.setMessageSizeEstimator(estimator);
+        return this;
+    }
+}
