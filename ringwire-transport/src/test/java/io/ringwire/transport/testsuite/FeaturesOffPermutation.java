@@ -2,13 +2,18 @@ package io.ringwire.transport.testsuite;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketProtocolFamily;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.ringwire.transport.RingwireDatagramChannel;
 import io.ringwire.transport.RingwireIoHandler;
 import io.ringwire.transport.RingwireIoHandlerConfig;
 import io.ringwire.transport.RingwireServerSocketChannel;
@@ -43,6 +48,8 @@ final class FeaturesOffPermutation {
     private static final EventLoopGroup NIO = new MultiThreadIoEventLoopGroup(2,
         new DefaultThreadFactory("features-off-nio", true), NioIoHandler.newFactory());
     private static final List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> COMBOS = new ArrayList<>();
+    /** Each switch's Ringwire group. */
+    private static final Map<String, EventLoopGroup> GROUPS = new LinkedHashMap<>();
 
     static {
         for (Map.Entry<String, UnaryOperator<RingwireIoHandlerConfig.Builder>> e : SWITCHES.entrySet()) {
@@ -50,6 +57,7 @@ final class FeaturesOffPermutation {
             EventLoopGroup ringwire = new MultiThreadIoEventLoopGroup(2,
                 new DefaultThreadFactory("features-off-" + e.getKey().replace(' ', '-'), true),
                 RingwireIoHandler.newFactory(config));
+            GROUPS.put(e.getKey(), ringwire);
             COMBOS.add(combo("Ringwire (" + e.getKey() + ") server, NIO client",
                 () -> new ServerBootstrap().group(ringwire).channel(RingwireServerSocketChannel.class),
                 () -> new Bootstrap().group(NIO).channel(NioSocketChannel.class)));
@@ -61,11 +69,11 @@ final class FeaturesOffPermutation {
 
     private FeaturesOffPermutation() { }
 
-    private static BootstrapComboFactory<ServerBootstrap, Bootstrap> combo(String name,
-        Supplier<ServerBootstrap> server, Supplier<Bootstrap> client) {
+    private static <S extends io.netty.bootstrap.AbstractBootstrap<?, ?>> BootstrapComboFactory<S, Bootstrap> combo(
+        String name, Supplier<S> server, Supplier<Bootstrap> client) {
         return new BootstrapComboFactory<>() {
             @Override
-            public ServerBootstrap newServerInstance() {
+            public S newServerInstance() {
                 return server.get();
             }
 
@@ -83,5 +91,19 @@ final class FeaturesOffPermutation {
 
     static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket() {
         return COMBOS;
+    }
+
+    /** Ringwire's datagram channel with each switch, against NIO's, both ways. */
+    static List<BootstrapComboFactory<Bootstrap, Bootstrap>> datagram(SocketProtocolFamily family) {
+        List<BootstrapComboFactory<Bootstrap, Bootstrap>> combos = new ArrayList<>();
+        Supplier<Bootstrap> nio = () -> new Bootstrap().group(NIO)
+            .channelFactory((ChannelFactory<Channel>) () -> new NioDatagramChannel(family));
+        for (Map.Entry<String, EventLoopGroup> e : GROUPS.entrySet()) {
+            Supplier<Bootstrap> ringwire = () -> new Bootstrap().group(e.getValue())
+                .channelFactory((ChannelFactory<Channel>) () -> new RingwireDatagramChannel(family));
+            combos.add(combo("Ringwire (" + e.getKey() + ") receiver, NIO sender", ringwire, nio));
+            combos.add(combo("NIO receiver, Ringwire (" + e.getKey() + ") sender", nio, ringwire));
+        }
+        return combos;
     }
 }

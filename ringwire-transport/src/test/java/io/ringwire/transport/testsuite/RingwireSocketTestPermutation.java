@@ -2,9 +2,13 @@ package io.ringwire.transport.testsuite;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketProtocolFamily;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
@@ -12,6 +16,7 @@ import io.netty.testsuite.transport.TestsuitePermutation.BootstrapFactory;
 import io.netty.testsuite.transport.socket.SocketTestPermutation;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.channel.unix.DomainSocketAddress;
+import io.ringwire.transport.RingwireDatagramChannel;
 import io.ringwire.transport.RingwireDomainSocketChannel;
 import io.ringwire.transport.RingwireIoHandler;
 import io.ringwire.transport.RingwireServerDomainSocketChannel;
@@ -99,6 +104,21 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
     /** @return a fresh name in Linux's abstract namespace (no file) */
     static DomainSocketAddress newAbstractDomainSocketAddress() {
         return new DomainSocketAddress("\0ringwire-test-" + java.util.UUID.randomUUID());
+    }
+
+    /** Ringwire × Ringwire, Ringwire × NIO and NIO × Ringwire datagram channels of {@code family}. */
+    @Override
+    public List<BootstrapComboFactory<Bootstrap, Bootstrap>> datagram(SocketProtocolFamily family) {
+        BootstrapFactory<Bootstrap> ringwire = () -> new Bootstrap().group(RINGWIRE_WORKER)
+            .channelFactory((ChannelFactory<Channel>) () -> new RingwireDatagramChannel(family));
+        BootstrapFactory<Bootstrap> nio = () -> new Bootstrap().group(nioGroup)
+            .channelFactory((ChannelFactory<Channel>) () -> new NioDatagramChannel(family));
+        return combo(List.of(ringwire, nio), List.of(ringwire, nio));
+    }
+
+    @Override
+    public List<BootstrapFactory<Bootstrap>> datagramSocket() {
+        return List.of(() -> new Bootstrap().group(RINGWIRE_WORKER).channel(RingwireDatagramChannel.class));
     }
 
     /** Every combination except NIO × NIO, which tests nothing of Ringwire's. */

@@ -1,0 +1,298 @@
+package io.ringwire.transport;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultChannelConfig;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.MessageSizeEstimator;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.DatagramChannelConfig;
+
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.util.Map;
+
+import static io.ringwire.uring.SocketConstants.*;
+
+/**
+ * Options of a {@link RingwireDatagramChannel}; socket options go straight to the kernel. Receives are sized by the
+ * {@link RecvByteBufAllocator} as in Netty (2048 bytes by default): a datagram that does not fit is reported, never
+ * silently cut (see {@link DatagramTruncatedException}). Choosing the multicast interface is not supported yet.
+ */
+public final class RingwireDatagramChannelConfig extends DefaultChannelConfig implements DatagramChannelConfig {
+    private final RingwireDatagramChannel channel;
+    private volatile boolean activeOnOpen;
+
+    RingwireDatagramChannelConfig(RingwireDatagramChannel channel) {
+        super(channel, new FixedRecvByteBufAllocator(2048)); // Netty's default for datagrams
+        this.channel = channel;
+    }
+
+    private int fd() {
+        return channel.fd;
+    }
+
+    @Override
+    public Map<ChannelOption<?>, Object> getOptions() {
+        return getOptions(super.getOptions(), ChannelOption.SO_BROADCAST, ChannelOption.SO_RCVBUF,
+            ChannelOption.SO_SNDBUF, ChannelOption.SO_REUSEADDR, ChannelOption.IP_MULTICAST_LOOP_DISABLED,
+            ChannelOption.IP_MULTICAST_TTL, ChannelOption.IP_TOS, RingwireChannelOption.SO_REUSEPORT,
+            ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION);
+    }
+
+    @Override
+    @SuppressWarnings({"unchecked", "deprecation"})
+    public <T> T getOption(ChannelOption<T> option) {
+        if (option == ChannelOption.SO_BROADCAST) {
+            return (T) Boolean.valueOf(isBroadcast());
+        }
+        if (option == ChannelOption.SO_RCVBUF) {
+            return (T) Integer.valueOf(getReceiveBufferSize());
+        }
+        if (option == ChannelOption.SO_SNDBUF) {
+            return (T) Integer.valueOf(getSendBufferSize());
+        }
+        if (option == ChannelOption.SO_REUSEADDR) {
+            return (T) Boolean.valueOf(isReuseAddress());
+        }
+        if (option == ChannelOption.IP_MULTICAST_LOOP_DISABLED) {
+            return (T) Boolean.valueOf(isLoopbackModeDisabled());
+        }
+        if (option == ChannelOption.IP_MULTICAST_TTL) {
+            return (T) Integer.valueOf(getTimeToLive());
+        }
+        if (option == ChannelOption.IP_TOS) {
+            return (T) Integer.valueOf(getTrafficClass());
+        }
+        if (option == RingwireChannelOption.SO_REUSEPORT) {
+            return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_REUSEPORT));
+        }
+        if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
+            return (T) Boolean.valueOf(activeOnOpen);
+        }
+        return super.getOption(option);
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public <T> boolean setOption(ChannelOption<T> option, T value) {
+        validate(option, value);
+        if (option == ChannelOption.SO_BROADCAST) {
+            setBroadcast((Boolean) value);
+        } else if (option == ChannelOption.SO_RCVBUF) {
+            setReceiveBufferSize((Integer) value);
+        } else if (option == ChannelOption.SO_SNDBUF) {
+            setSendBufferSize((Integer) value);
+        } else if (option == ChannelOption.SO_REUSEADDR) {
+            setReuseAddress((Boolean) value);
+        } else if (option == ChannelOption.IP_MULTICAST_LOOP_DISABLED) {
+            setLoopbackModeDisabled((Boolean) value);
+        } else if (option == ChannelOption.IP_MULTICAST_TTL) {
+            setTimeToLive((Integer) value);
+        } else if (option == ChannelOption.IP_TOS) {
+            setTrafficClass((Integer) value);
+        } else if (option == RingwireChannelOption.SO_REUSEPORT) {
+            SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
+        } else if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
+            setActiveOnOpen((Boolean) value);
+        } else {
+            return super.setOption(option, value);
+        }
+        return true;
+    }
+
+    /** @return whether the channel is active (can send) as soon as it is registered, before bind or connect */
+    public boolean isActiveOnOpen() {
+        return activeOnOpen;
+    }
+
+    private void setActiveOnOpen(boolean activeOnOpen) {
+        if (channel.isRegistered()) {
+            throw new IllegalStateException("DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION can only be set before the "
+                + "channel is registered");
+        }
+        this.activeOnOpen = activeOnOpen;
+    }
+
+    @Override
+    public int getSendBufferSize() {
+        return SocketOptions.get(fd(), SOL_SOCKET, SO_SNDBUF);
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setSendBufferSize(int sendBufferSize) {
+        SocketOptions.set(fd(), SOL_SOCKET, SO_SNDBUF, sendBufferSize);
+        return this;
+    }
+
+    @Override
+    public int getReceiveBufferSize() {
+        return SocketOptions.get(fd(), SOL_SOCKET, SO_RCVBUF);
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setReceiveBufferSize(int receiveBufferSize) {
+        SocketOptions.set(fd(), SOL_SOCKET, SO_RCVBUF, receiveBufferSize);
+        return this;
+    }
+
+    @Override
+    public int getTrafficClass() {
+        return channel.isIpv6() ? SocketOptions.get(fd(), IPPROTO_IPV6, IPV6_TCLASS)
+            : SocketOptions.get(fd(), IPPROTO_IP, IP_TOS);
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setTrafficClass(int trafficClass) {
+        if (channel.isIpv6()) {
+            SocketOptions.set(fd(), IPPROTO_IPV6, IPV6_TCLASS, trafficClass);
+        }
+        SocketOptions.set(fd(), IPPROTO_IP, IP_TOS, trafficClass);
+        return this;
+    }
+
+    @Override
+    public boolean isReuseAddress() {
+        return SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_REUSEADDR);
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setReuseAddress(boolean reuseAddress) {
+        SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_REUSEADDR, reuseAddress);
+        return this;
+    }
+
+    @Override
+    public boolean isBroadcast() {
+        return SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_BROADCAST);
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setBroadcast(boolean broadcast) {
+        SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_BROADCAST, broadcast);
+        return this;
+    }
+
+    @Override
+    public boolean isLoopbackModeDisabled() {
+        return channel.isIpv6() ? !SocketOptions.getBoolean(fd(), IPPROTO_IPV6, IPV6_MULTICAST_LOOP)
+            : !SocketOptions.getBoolean(fd(), IPPROTO_IP, IP_MULTICAST_LOOP);
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setLoopbackModeDisabled(boolean loopbackModeDisabled) {
+        if (channel.isIpv6()) {
+            SocketOptions.setBoolean(fd(), IPPROTO_IPV6, IPV6_MULTICAST_LOOP, !loopbackModeDisabled);
+        }
+        SocketOptions.setBoolean(fd(), IPPROTO_IP, IP_MULTICAST_LOOP, !loopbackModeDisabled);
+        return this;
+    }
+
+    @Override
+    public int getTimeToLive() {
+        return channel.isIpv6() ? SocketOptions.get(fd(), IPPROTO_IPV6, IPV6_MULTICAST_HOPS)
+            : SocketOptions.get(fd(), IPPROTO_IP, IP_MULTICAST_TTL);
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setTimeToLive(int ttl) {
+        if (channel.isIpv6()) {
+            SocketOptions.set(fd(), IPPROTO_IPV6, IPV6_MULTICAST_HOPS, ttl);
+        }
+        SocketOptions.set(fd(), IPPROTO_IP, IP_MULTICAST_TTL, ttl);
+        return this;
+    }
+
+    @Override
+    public InetAddress getInterface() {
+        return null;
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setInterface(InetAddress interfaceAddress) {
+        throw new UnsupportedOperationException("choosing the multicast interface is not supported yet");
+    }
+
+    @Override
+    public NetworkInterface getNetworkInterface() {
+        return null;
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setNetworkInterface(NetworkInterface networkInterface) {
+        throw new UnsupportedOperationException("choosing the multicast interface is not supported yet");
+    }
+
+    @Override
+    @Deprecated
+    public RingwireDatagramChannelConfig setMaxMessagesPerRead(int maxMessagesPerRead) {
+        super.setMaxMessagesPerRead(maxMessagesPerRead);
+        return this;
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setWriteSpinCount(int writeSpinCount) {
+        super.setWriteSpinCount(writeSpinCount);
+        return this;
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setConnectTimeoutMillis(int connectTimeoutMillis) {
+        super.setConnectTimeoutMillis(connectTimeoutMillis);
+        return this;
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setAllocator(ByteBufAllocator allocator) {
+        super.setAllocator(allocator);
+        return this;
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setRecvByteBufAllocator(RecvByteBufAllocator allocator) {
+        super.setRecvByteBufAllocator(allocator);
+        return this;
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setAutoRead(boolean autoRead) {
+        super.setAutoRead(autoRead);
+        return this;
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setAutoClose(boolean autoClose) {
+        super.setAutoClose(autoClose);
+        return this;
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setWriteBufferHighWaterMark(int writeBufferHighWaterMark) {
+        super.setWriteBufferHighWaterMark(writeBufferHighWaterMark);
+        return this;
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setWriteBufferLowWaterMark(int writeBufferLowWaterMark) {
+        super.setWriteBufferLowWaterMark(writeBufferLowWaterMark);
+        return this;
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setWriteBufferWaterMark(WriteBufferWaterMark writeBufferWaterMark) {
+        super.setWriteBufferWaterMark(writeBufferWaterMark);
+        return this;
+    }
+
+    @Override
+    public RingwireDatagramChannelConfig setMessageSizeEstimator(MessageSizeEstimator estimator) {
+        super.setMessageSizeEstimator(estimator);
+        return this;
+    }
+
+    @Override
+    protected void autoReadCleared() {
+        channel.clearReadPending();
+    }
+}

@@ -1,0 +1,15 @@
+package io.ringwire.transport.testsuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.testsuite.transport.socket.DatagramUnicastInetTest;
+
+import java.util.List;
+
+/** Netty's datagram tests with each optional io_uring feature of Ringwire turned off in turn. */
+class RingwireFeaturesOffDatagramTest extends DatagramUnicastInetTest {
+    @Override
+    protected List<BootstrapComboFactory<Bootstrap, Bootstrap>> newFactories() {
+        return FeaturesOffPermutation.datagram(socketInternetProtocalFamily());
+    }
+}
