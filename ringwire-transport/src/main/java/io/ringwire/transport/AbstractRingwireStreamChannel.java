@@ -7,6 +7,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.FileRegion;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
@@ -96,6 +97,15 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
     /** Bytes received but not yet delivered, because autoRead is off and the read loop's budget ran out. */
     private ByteBuf pendingInput;
+    /** Bytes of the FileRegion being written, copied out of it and not yet sent; the channel owns them. */
+    private ByteBuf fileChunk;
+
+    private void releaseFileChunk() {
+        if (fileChunk != null) {
+            fileChunk.release();
+            fileChunk = null;
+        }
+    }
     private boolean pendingInputTaskScheduled;
 
     /** Buffers of an in-flight write kept alive after the outbound buffer let go of them (close, shutdown). */
@@ -343,6 +353,9 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         try {
             super.doClose();
         } finally {
+            if (!inFlight(WRITE)) {
+                releaseFileChunk(); // (one the kernel still reads is released by the write's completion)
+            }
             if (pendingInput != null) {
                 pendingInput.release();
                 pendingInput = null;
@@ -357,8 +370,45 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         if (msg instanceof ByteBuf buf) {
             return toDirect(buf, alloc());
         }
+        if (msg instanceof FileRegion) {
+            return msg;
+        }
         throw new UnsupportedOperationException("unsupported message type: " + msg.getClass().getName()
-            + " (Ringwire's stream channels write ByteBuf; FileRegion is not supported yet)");
+            + " (Ringwire's stream channels write ByteBuf and FileRegion)");
+    }
+
+    /** Bytes of a FileRegion read into one buffer at a time, and sent from there. */
+    static final int FILE_CHUNK = 64 * 1024;
+
+    /**
+     * A sink for {@link FileRegion#transferTo}: takes bytes into {@code chunk} up to its capacity, then takes no
+     * more (which ends the transfer).
+     */
+    private static final class ChunkSink implements java.nio.channels.WritableByteChannel {
+        private final ByteBuf chunk;
+
+        ChunkSink(ByteBuf chunk) {
+            this.chunk = chunk;
+        }
+
+        @Override
+        public int write(ByteBuffer src) {
+            int n = Math.min(src.remaining(), chunk.writableBytes());
+            int limit = src.limit();
+            src.limit(src.position() + n);
+            chunk.writeBytes(src);
+            src.limit(limit);
+            return n;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     @Override
@@ -896,6 +946,10 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 r.retryNextIteration(); // the flushed bytes wait in the outbound buffer
                 return;
             }
+            if (in.current() instanceof FileRegion region) {
+                writeFileRegion(r, in, region);
+                return;
+            }
             if (!gather(in)) {
                 return;
             }
@@ -917,6 +971,47 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         }
 
         private int capacity;
+
+        /**
+         * Sends the next piece of a FileRegion: up to {@link #FILE_CHUNK} bytes copied from it into a buffer (through
+         * its own {@code transferTo}, so every kind of FileRegion works), then one SEND from there.
+         */
+        private void writeFileRegion(RingwireIoRegistration r, ChannelOutboundBuffer in, FileRegion region) {
+            ByteBuf chunk = fileChunk;
+            if (chunk == null) {
+                long left = region.count() - region.transferred();
+                if (left <= 0) {
+                    in.remove();
+                    if (!in.isEmpty()) {
+                        doWrite(in);
+                    }
+                    return;
+                }
+                chunk = config.getAllocator().directBuffer((int) Math.min(left, FILE_CHUNK));
+                try {
+                    region.transferTo(new ChunkSink(chunk), region.transferred());
+                } catch (Throwable t) {
+                    chunk.release();
+                    in.remove(t); // e.g. the file is shorter than the region's count
+                    if (!in.isEmpty()) {
+                        doWrite(in);
+                    }
+                    return;
+                }
+                if (!chunk.isReadable()) {
+                    chunk.release();
+                    r.retryNextIteration(); // the region gave nothing now: ask again, without spinning
+                    return;
+                }
+                fileChunk = chunk;
+            }
+            r.sq().prepSend(fd, nativeAddress(chunk, chunk.readerIndex(), chunk.readableBytes()),
+                chunk.readableBytes(), SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0));
+            startedWrite(IORING_OP_SEND);
+            RingwireCounters c = r.handler().counters();
+            c.writes++;
+            c.writeIovecs++;
+        }
 
         @Override
         public boolean processMessage(Object msg) {
@@ -954,6 +1049,21 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             return len == length;
         }
 
+        /** {@code res} bytes of the FileRegion's current chunk were sent. */
+        private void fileSent(ChannelOutboundBuffer in, int res) {
+            fileChunk.skipBytes(res);
+            if (in != null) {
+                in.progress(res);
+            }
+            if (fileChunk.isReadable()) {
+                return; // a short send: the rest of the chunk goes next
+            }
+            releaseFileChunk();
+            if (in != null && in.current() instanceof FileRegion region && region.transferred() >= region.count()) {
+                in.remove();
+            }
+        }
+
         private void writeComplete(int res) {
             ended(WRITE);
             if (heldForKernel != null) {
@@ -965,14 +1075,17 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             ChannelOutboundBuffer in = outboundBuffer();
             if (res >= 0) {
                 registration.handler().counters().writeBytes += res;
-                if (in != null) {
+                if (fileChunk != null) {
+                    fileSent(in, res);
+                } else if (in != null) {
                     in.removeBytes(res);
-                    if (!in.isEmpty()) {
-                        doWrite(in);
-                    }
+                }
+                if (in != null && !in.isEmpty()) {
+                    doWrite(in);
                 }
                 return;
             }
+            releaseFileChunk();
             if (res == -Errno.ECANCELED || in == null) {
                 return;
             }
