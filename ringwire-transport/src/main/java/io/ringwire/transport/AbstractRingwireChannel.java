@@ -63,6 +63,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
     private int opsInFlight;
     /** The opcode of the write in flight. */
     private byte writeOpcode;
+    private int writeData;
     /** Whether a read() waits to be satisfied (autoRead off). */
     boolean readPending;
     /** The close has begun away from the loop (SO_LINGER): nothing new may be armed. */
@@ -271,7 +272,13 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
 
     /** Records that a write op of {@code opcode} was submitted. */
     final void startedWrite(byte opcode) {
+        startedWrite(opcode, 0);
+    }
+
+    /** Records that a write op of {@code opcode} and user_data {@code data} was submitted. */
+    final void startedWrite(byte opcode, int data) {
         writeOpcode = opcode;
+        writeData = data;
         opsInFlight |= WRITE;
     }
 
@@ -325,7 +332,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
         }
         if ((ops & WRITE) != 0) {
             // the kernel is waiting for socket space, as epoll would be for EPOLLOUT: the close drops it
-            cancel(r, writeOpcode, 0);
+            cancel(r, writeOpcode, writeData);
         }
         if ((ops & CONNECT) != 0) {
             cancel(r, io.ringwire.uring.IoUringConstants.IORING_OP_CONNECT, 0);

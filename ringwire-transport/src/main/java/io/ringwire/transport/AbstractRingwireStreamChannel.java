@@ -7,6 +7,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.FileRegion;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.RecvByteBufAllocator;
@@ -99,6 +100,23 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     private ByteBuf pendingInput;
     /** Bytes of the FileRegion being written, copied out of it and not yet sent; the channel owns them. */
     private ByteBuf fileChunk;
+
+    /** The DefaultFileRegion being sent with sendfile(2), the file's fd (-1: copy it instead), who closes it. */
+    private DefaultFileRegion sendfileRegion;
+    private int sendfileFd = -1;
+    private boolean sendfileOwnsFd;
+    /** sendfile's native off_t, made on first use. */
+    private MemorySegment sendfileOffset;
+    /** user_data data of the POLL_ADD that waits for socket space between two sendfile calls. */
+    static final int WRITE_POLL = 1;
+
+    private void closeSendfileFd() {
+        if (sendfileFd >= 0 && sendfileOwnsFd) {
+            Libc.close(sendfileFd);
+        }
+        sendfileFd = -1;
+        sendfileRegion = null;
+    }
 
     private void releaseFileChunk() {
         if (fileChunk != null) {
@@ -356,6 +374,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             if (!inFlight(WRITE)) {
                 releaseFileChunk(); // (one the kernel still reads is released by the write's completion)
             }
+            closeSendfileFd();
             if (pendingInput != null) {
                 pendingInput.release();
                 pendingInput = null;
@@ -506,7 +525,13 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 case IORING_OP_RECV -> recvComplete(res, flags, data);
                 case IORING_OP_SEND, IORING_OP_SENDMSG -> writeComplete(res);
                 case IORING_OP_CONNECT -> connectComplete(res);
-                case IORING_OP_POLL_ADD -> rdhupComplete(res);
+                case IORING_OP_POLL_ADD -> {
+                    if (data == WRITE_POLL) {
+                        writePollComplete(res);
+                    } else {
+                        rdhupComplete(res);
+                    }
+                }
                 default -> { } // our own ASYNC_CANCELs
             }
         }
@@ -977,6 +1002,9 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
          * its own {@code transferTo}, so every kind of FileRegion works), then one SEND from there.
          */
         private void writeFileRegion(RingwireIoRegistration r, ChannelOutboundBuffer in, FileRegion region) {
+            if (fileChunk == null && region instanceof DefaultFileRegion d && sendFile(r, in, d)) {
+                return;
+            }
             ByteBuf chunk = fileChunk;
             if (chunk == null) {
                 long left = region.count() - region.transferred();
@@ -1004,6 +1032,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                     return;
                 }
                 fileChunk = chunk;
+                r.handler().counters().fileRegionCopiedBytes += chunk.readableBytes();
             }
             r.sq().prepSend(fd, nativeAddress(chunk, chunk.readerIndex(), chunk.readableBytes()),
                 chunk.readableBytes(), SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0));
@@ -1049,6 +1078,97 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             return len == length;
         }
 
+        /**
+         * A DefaultFileRegion whose file descriptor can be had goes with sendfile(2) on the loop: the file's pages go
+         * to the socket inside the kernel, as with Netty's epoll transport. Not io_uring's SPLICE: the kernel always
+         * hands that to an io-wq worker thread (REQ_F_FORCE_ASYNC), the punting Ringwire avoids. When the socket is
+         * full, one POLL_ADD for POLLOUT waits for room.
+         *
+         * @return false if the region has to be copied instead (no descriptor, or a file sendfile cannot read)
+         */
+        private boolean sendFile(RingwireIoRegistration r, ChannelOutboundBuffer in, DefaultFileRegion region) {
+            if (region != sendfileRegion) {
+                closeSendfileFd();
+                sendfileRegion = region;
+                int[] opened = FileRegionFiles.open(region);
+                if (opened != null) {
+                    sendfileFd = opened[0];
+                    sendfileOwnsFd = opened[1] == 1;
+                }
+            }
+            if (sendfileFd < 0) {
+                return false;
+            }
+            long done = region.transferred();
+            long left = region.count() - done;
+            if (left <= 0) {
+                sendfileFinished(in, null);
+                return true;
+            }
+            if (sendfileOffset == null) {
+                sendfileOffset = java.lang.foreign.Arena.ofAuto().allocate(JAVA_LONG);
+            }
+            sendfileOffset.set(JAVA_LONG, 0, region.position() + done);
+            long n = Libc.sendfile(fd, sendfileFd, sendfileOffset, Math.min(left, 1L << 30));
+            RingwireCounters c = r.handler().counters();
+            if (n > 0) {
+                c.writes++;
+                c.writeBytes += n;
+                c.sendfileBytes += n;
+                FileRegionFiles.transferred(region, done + n);
+                in.progress(n);
+                if (done + n >= region.count()) {
+                    sendfileFinished(in, null);
+                } else {
+                    doWrite(in); // more: the next call fills the socket or meets EAGAIN
+                }
+                return true;
+            }
+            if (n == -Errno.EAGAIN) {
+                r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false, r.nextUserData(IORING_OP_POLL_ADD, WRITE_POLL));
+                startedWrite(IORING_OP_POLL_ADD, WRITE_POLL);
+                return true;
+            }
+            if (n == -Errno.EINVAL || n == -Errno.ENOSYS || n == -Errno.EOPNOTSUPP) {
+                closeSendfileFd(); // a file sendfile cannot read (e.g. O_DIRECT): copy the rest
+                sendfileRegion = region;
+                return false;
+            }
+            sendfileFinished(in, n == 0
+                ? new IOException("the file ended before the region's " + region.count() + " bytes (at "
+                    + (region.position() + done) + "): " + region)
+                : new NativeIoException("sendfile", (int) n));
+            return true;
+        }
+
+        /** The region went out whole ({@code cause} null) or failed; the next message follows. */
+        private void sendfileFinished(ChannelOutboundBuffer in, Throwable cause) {
+            closeSendfileFd();
+            if (cause == null) {
+                in.remove();
+            } else {
+                in.remove(cause);
+            }
+            if (!in.isEmpty()) {
+                doWrite(in);
+            }
+        }
+
+        /** The socket has room again (or the wait was cancelled): the next sendfile goes before the next enter. */
+        private void writePollComplete(int res) {
+            ended(WRITE);
+            releaseHeldForKernel();
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (in == null || res == -Errno.ECANCELED) {
+                return;
+            }
+            if (res < 0) {
+                handleWriteError(new NativeIoException("poll", res));
+            } else if (!in.isEmpty()) {
+                doWrite(in);
+            }
+        }
+
         /** {@code res} bytes of the FileRegion's current chunk were sent. */
         private void fileSent(ChannelOutboundBuffer in, int res) {
             fileChunk.skipBytes(res);
@@ -1064,14 +1184,18 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             }
         }
 
-        private void writeComplete(int res) {
-            ended(WRITE);
+        private void releaseHeldForKernel() {
             if (heldForKernel != null) {
                 for (ByteBuf b : heldForKernel) {
                     b.release();
                 }
                 heldForKernel = null;
             }
+        }
+
+        private void writeComplete(int res) {
+            ended(WRITE);
+            releaseHeldForKernel();
             ChannelOutboundBuffer in = outboundBuffer();
             if (res >= 0) {
                 registration.handler().counters().writeBytes += res;

@@ -34,6 +34,8 @@ public final class RingwireCounters {
     long cqOverflows;
     long sqRefusals;
     long dryRingFallbacks;
+    long sendfileBytes;
+    long fileRegionCopiedBytes;
     int registrations;
 
     RingwireCounters(String name) {
@@ -134,6 +136,16 @@ public final class RingwireCounters {
         return closeSubmits;
     }
 
+    /** @return bytes of FileRegions sent with sendfile(2), never copied through user space */
+    public long sendfileBytes() {
+        return sendfileBytes;
+    }
+
+    /** @return bytes of FileRegions copied out through their transferTo and sent from a buffer */
+    public long fileRegionCopiedBytes() {
+        return fileRegionCopiedBytes;
+    }
+
     /** @return receives armed straight into an allocator buffer (bulk streams), not from the shared ring */
     public long directRecvs() {
         return directRecvs;
@@ -193,9 +205,10 @@ public final class RingwireCounters {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d accepts=%d "
                 + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sqRefusals=%d "
-                + "dryRingFallbacks=%d registrations=%d", name,
+                + "dryRingFallbacks=%d sendfileBytes=%d fileRegionCopiedBytes=%d registrations=%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, accepts, acceptBackoffs,
-            closeSubmits, directRecvs, cqOverflows, sqRefusals, dryRingFallbacks, registrations);
+            closeSubmits, directRecvs, cqOverflows, sqRefusals, dryRingFallbacks, sendfileBytes, fileRegionCopiedBytes,
+            registrations);
     }
 }

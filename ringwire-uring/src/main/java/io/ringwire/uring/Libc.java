@@ -75,6 +75,10 @@ public final class Libc {
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
     private static final MethodHandle SENDMSG = downcall("sendmsg",
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
+    private static final MethodHandle OPEN = downcall("open",
+        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2), CAPTURE_ERRNO);
+    private static final MethodHandle SENDFILE = downcall("sendfile",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
     private static final MethodHandle STRERROR = downcall("strerror",
         FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
@@ -495,6 +499,41 @@ public final class Libc {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
             return result((long) SENDMSG.invokeExact(capture, fd, msg, flags), capture);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code open(path, flags)} (no O_CREAT: no mode).
+     *
+     * @param path  the file
+     * @param flags {@code O_RDONLY | O_CLOEXEC}, ...
+     * @return the fd, or {@code -errno}
+     */
+    public static int open(String path, int flags) {
+        MemorySegment capture = THREAD_CAPTURE.get();
+        try (Arena a = Arena.ofConfined()) {
+            return result((int) OPEN.invokeExact(capture, a.allocateFrom(path), flags, 0), capture);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code sendfile(out, in, offset, count)}: file pages to a socket inside the kernel, no copy through user space.
+     *
+     * @param outFd  the socket
+     * @param inFd   the file
+     * @param offset a native {@code off_t} to read from, advanced by what was sent
+     * @param count  at most this many bytes
+     * @return bytes sent (0 at the file's end), or {@code -errno} ({@code -EAGAIN} when the socket is full)
+     */
+    public static long sendfile(int outFd, int inFd, MemorySegment offset, long count) {
+        MemorySegment capture = THREAD_CAPTURE.get();
+        try {
+            long ret = (long) SENDFILE.invokeExact(capture, outFd, inFd, offset, count);
+            return ret < 0 ? -errno(capture) : ret;
         } catch (Throwable t) {
             throw rethrow(t);
         }
