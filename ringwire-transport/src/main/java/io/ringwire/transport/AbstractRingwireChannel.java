@@ -14,6 +14,7 @@ import io.netty.channel.unix.UnixChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.ringwire.uring.IoUringCqe;
 import io.ringwire.uring.Libc;
 import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.Sockets;
@@ -285,6 +286,42 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
     /** Records the final CQE of an op. */
     final void ended(int op) {
         opsInFlight &= ~op;
+    }
+
+    /**
+     * Records a read op's CQE by its user_data data ({@link #MULTISHOT}, {@link #SINGLE}, {@link #DIRECT}): a
+     * multishot one ends only with the CQE that has no F_MORE.
+     *
+     * @return whether the op ended
+     */
+    final boolean readCompleted(int data, int cqeFlags) {
+        if (data == MULTISHOT) {
+            if (IoUringCqe.hasMore(cqeFlags)) {
+                return false;
+            }
+            ended(READ_MULTISHOT);
+        } else {
+            ended(data == SINGLE ? READ_SINGLE : READ_DIRECT);
+        }
+        return true;
+    }
+
+    /** The kernel refused the SQE of a read op (SQ full, nothing taken): arm again next iteration. */
+    boolean armRetry;
+
+    /**
+     * Reserves the SQE of a read op; when the kernel refuses it, nothing changes and {@link #armRetry} asks for
+     * another try in the next iteration's {@code prepareBeforeEnter()}.
+     *
+     * @return whether the SQE may be prepared
+     */
+    final boolean reserveReadSqe(RingwireIoRegistration r) {
+        if (r.reserveSqe()) {
+            return true;
+        }
+        armRetry = true;
+        r.retryNextIteration();
+        return false;
     }
 
     /**

@@ -119,13 +119,7 @@ public abstract class AbstractRingwireServerChannel extends AbstractRingwireChan
                 return; // our own ASYNC_CANCELs
             }
             boolean more = IoUringCqe.hasMore(flags);
-            if (data == MULTISHOT) {
-                if (!more) {
-                    ended(READ_MULTISHOT);
-                }
-            } else {
-                ended(READ_SINGLE);
-            }
+            readCompleted(data, flags);
             if (res >= 0) {
                 accepted(res);
                 return;

@@ -88,7 +88,6 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     /** The shared ring was empty for this connection's last receive (ENOBUFS): the next one is direct. */
     private boolean ringDry;
     /** The kernel refused an SQE for reading (SQ full, nothing taken): arm again next iteration. */
-    private boolean armRetry;
     private boolean readInBatch;
     private boolean eofSeen;
     private boolean recvNeedsRearm;
@@ -276,10 +275,8 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         if (!config.isAutoRead() && !readPending) {
             return;
         }
-        if (!r.reserveSqe()) {
-            armRetry = true; // nothing changed: prepareBeforeEnter() comes back here next iteration
-            r.retryNextIteration();
-            return;
+        if (!reserveReadSqe(r)) {
+            return; // nothing changed: prepareBeforeEnter() comes back here next iteration
         }
         RingwireIoHandler h = r.handler();
         boolean direct = h.recvBuffers() == null || config.isAutoRead() && bulk || ringDry;
@@ -584,9 +581,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 || inputShutdown || !active || fd < 0 || r == null || !r.isValid()) {
                 return;
             }
-            if (!r.reserveSqe()) {
-                armRetry = true;
-                r.retryNextIteration();
+            if (!reserveReadSqe(r)) {
                 return;
             }
             r.sq().prepPollAdd(fd, SocketConstants.POLLRDHUP, false, r.nextUserData(IORING_OP_POLL_ADD, 0));
@@ -607,13 +602,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 return;
             }
             boolean more = IoUringCqe.hasMore(flags);
-            if (data == MULTISHOT) {
-                if (!more) {
-                    ended(READ_MULTISHOT);
-                }
-            } else {
-                ended(READ_SINGLE);
-            }
+            readCompleted(data, flags);
             RingwireIoRegistration r = registration;
             RingwireIoHandler h = r.handler();
             if (res > 0) {
@@ -670,7 +659,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
         /** A direct receive completed: its bytes are already in {@link #directBuf}, which goes up the pipeline. */
         private void directRecvComplete(int res, int flags) {
-            ended(READ_DIRECT);
+            readCompleted(DIRECT, flags);
             ByteBuf buf = directBuf;
             directBuf = null;
             RingwireIoRegistration r = registration;

@@ -85,7 +85,6 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
     private boolean readInBatch;
     private boolean recvNeedsRearm;
     private boolean ringDry;
-    private boolean armRetry;
 
     /** Sends of the batch in flight, one bit per slot (the slot is the SQE's user_data data). */
     private long sendsInFlight;
@@ -222,10 +221,8 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
             || inFlight(READ_MULTISHOT | READ_DIRECT) || !config.isAutoRead() && !readPending) {
             return;
         }
-        if (!r.reserveSqe()) {
-            armRetry = true; // nothing changed: prepareBeforeEnter() comes back here next iteration
-            r.retryNextIteration();
-            return;
+        if (!reserveReadSqe(r)) {
+            return; // nothing changed: prepareBeforeEnter() comes back here next iteration
         }
         RingwireIoHandler h = r.handler();
         BufferRing ring = h.recvBuffers();
@@ -475,9 +472,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
         }
 
         private void multishotRecvComplete(int res, int flags) {
-            boolean more = IoUringCqe.hasMore(flags);
-            if (!more) {
-                ended(READ_MULTISHOT);
+            if (readCompleted(MULTISHOT, flags)) {
                 recvNeedsRearm = true;
             }
             RingwireIoRegistration r = registration;
@@ -516,7 +511,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
         }
 
         private void directRecvComplete(int res) {
-            ended(READ_DIRECT);
+            readCompleted(DIRECT, 0);
             recvNeedsRearm = true;
             ByteBuf buf = directBuf;
             directBuf = null;

@@ -193,16 +193,12 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
 
     @Override
     public int getTrafficClass() {
-        return channel.isIpv6() ? SocketOptions.get(fd(), IPPROTO_IPV6, IPV6_TCLASS)
-            : SocketOptions.get(fd(), IPPROTO_IP, IP_TOS);
+        return SocketOptions.trafficClass(fd(), channel.isIpv6());
     }
 
     @Override
     public RingwireSocketChannelConfig setTrafficClass(int trafficClass) {
-        if (channel.isIpv6()) {
-            SocketOptions.set(fd(), IPPROTO_IPV6, IPV6_TCLASS, trafficClass);
-        }
-        SocketOptions.set(fd(), IPPROTO_IP, IP_TOS, trafficClass);
+        SocketOptions.setTrafficClass(fd(), channel.isIpv6(), trafficClass);
         return this;
     }
 

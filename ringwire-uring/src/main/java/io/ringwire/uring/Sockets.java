@@ -149,13 +149,23 @@ public final class Sockets {
     }
 
     private static SocketAddress address(int fd, boolean local) throws NativeIoException {
+        return name(fd, local, SockAddr::read);
+    }
+
+    /** A reader of the sockaddr the kernel wrote, and its length. */
+    private interface NameReader<T> {
+        T read(MemorySegment sockaddr, int length);
+    }
+
+    /** getsockname or getpeername into scratch memory, read by {@code reader} before it is freed. */
+    private static <T> T name(int fd, boolean local, NameReader<T> reader) throws NativeIoException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment sa = a.allocate(SockAddr.STORAGE_SIZE, 8);
             MemorySegment len = a.allocate(JAVA_INT);
             len.set(JAVA_INT, 0, SockAddr.STORAGE_SIZE);
             int ret = local ? Libc.getsockname(fd, sa, len) : Libc.getpeername(fd, sa, len);
             NativeIoException.check(ret, local ? "getsockname" : "getpeername");
-            return SockAddr.read(sa, len.get(JAVA_INT, 0));
+            return reader.read(sa, len.get(JAVA_INT, 0));
         }
     }
 
@@ -181,14 +191,7 @@ public final class Sockets {
      * @throws NativeIoException e.g. {@code ENOTCONN}
      */
     public static String unixAddress(int fd, boolean local) throws NativeIoException {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment sa = a.allocate(SockAddr.STORAGE_SIZE, 8);
-            MemorySegment len = a.allocate(JAVA_INT);
-            len.set(JAVA_INT, 0, SockAddr.STORAGE_SIZE);
-            int ret = local ? Libc.getsockname(fd, sa, len) : Libc.getpeername(fd, sa, len);
-            NativeIoException.check(ret, local ? "getsockname" : "getpeername");
-            return SockAddr.readUnix(sa, len.get(JAVA_INT, 0));
-        }
+        return name(fd, local, SockAddr::readUnix);
     }
 
     /**
