@@ -1,5 +1,10 @@
 package io.ringwire.examples;
 
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.uring.IoUringDatagramChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.ringwire.transport.RingwireDatagramChannel;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -73,6 +78,54 @@ public final class Transports {
             server.closeFuture().sync();
         } finally {
             server.eventLoop().parent().shutdownGracefully();
+        }
+    }
+
+    /**
+     * Binds a UDP socket on one event loop (a datagram channel is served by one loop; {@code threads} does not
+     * apply).
+     *
+     * @param transport one of {@link #NAMES}
+     * @param address   where to bind
+     * @param handler   the channel's handler
+     * @return the bound channel; its event loop's parent is the group to shut down
+     * @throws InterruptedException if interrupted while binding
+     */
+    public static Channel startDatagram(String transport, InetSocketAddress address, ChannelHandler handler)
+        throws InterruptedException {
+        IoHandlerFactory factory;
+        Class<? extends Channel> channel;
+        switch (transport) {
+            case "ringwire" -> {
+                factory = RingwireIoHandler.newFactory();
+                channel = RingwireDatagramChannel.class;
+            }
+            case "netty-epoll" -> {
+                factory = EpollIoHandler.newFactory();
+                channel = EpollDatagramChannel.class;
+            }
+            case "netty-io_uring" -> {
+                factory = IoUringIoHandler.newFactory();
+                channel = IoUringDatagramChannel.class;
+            }
+            case "netty-nio" -> {
+                factory = NioIoHandler.newFactory();
+                channel = NioDatagramChannel.class;
+            }
+            default -> throw new IllegalArgumentException("unknown transport '" + transport + "': use one of " + NAMES);
+        }
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, factory);
+        try {
+            return new Bootstrap()
+                .group(group)
+                .channel(channel)
+                .option(ChannelOption.SO_RCVBUF, 4 << 20)
+                .option(ChannelOption.SO_SNDBUF, 4 << 20)
+                .handler(handler)
+                .bind(address).sync().channel();
+        } catch (RuntimeException | InterruptedException e) {
+            group.shutdownGracefully();
+            throw e;
         }
     }
 

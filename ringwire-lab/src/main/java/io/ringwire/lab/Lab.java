@@ -19,6 +19,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
+        Lab.UdpEcho.class,
         Lab.Redis.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
         Lab.CompareCommand.class, Lab.SoakCommand.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
@@ -302,6 +303,30 @@ public final class Lab implements Callable<Integer> {
         public Integer call() throws Exception {
             return run(List.of(Workloads.singleStream(common.settings(), size, window)),
                 new ArrayList<>(), false);
+        }
+    }
+
+    @Command(name = "udp-echo", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
+        description = {"UDP echo: many clients, small datagrams, each echoed to its sender; every echo byte-checked, "
+            + "a datagram unanswered for 200 ms counted as lost (errors). The Netty servers bind one datagram "
+            + "channel (one event loop); the blocking servers receive and send on one thread."})
+    static final class UdpEcho extends WorkloadCommand {
+        @Option(names = "--clients", defaultValue = "64", description = "client sockets (default: ${DEFAULT-VALUE})")
+        int clients;
+
+        @Option(names = "--size", defaultValue = "128", description = "bytes per datagram, 16 to 65000 "
+            + "(default: ${DEFAULT-VALUE})")
+        int size;
+
+        @Option(names = "--depth", defaultValue = "1", description = "datagrams in flight per client "
+            + "(default: ${DEFAULT-VALUE})")
+        int depth;
+
+        @Override
+        public Integer call() throws Exception {
+            return run(List.of(Workloads.udpEcho(common.settings(), clients, size, depth)), new ArrayList<>(),
+                false);
         }
     }
 

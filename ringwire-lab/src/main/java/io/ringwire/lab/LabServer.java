@@ -64,6 +64,7 @@ public final class LabServer {
         Channel server = switch (protocol) {
             case ECHO -> EchoServer.start(competitor.label(), address, threads);
             case REDIS -> RedisServer.start(competitor.label(), address, threads);
+            case UDP_ECHO -> io.ringwire.examples.UdpEchoServer.start(competitor.label(), address, threads);
             case FRAMES, PAUSING -> Transports.startServer(competitor.label(), address, threads,
                 new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -92,6 +93,10 @@ public final class LabServer {
     private static void blocking(InetSocketAddress address, Protocol protocol, boolean virtual, ServerStats stats)
         throws IOException {
         Thread.Builder builder = virtual ? Thread.ofVirtual() : Thread.ofPlatform().daemon(true);
+        if (protocol == Protocol.UDP_ECHO) {
+            udpEcho(address, builder, stats);
+            return;
+        }
         Map<String, byte[]> store = new ConcurrentHashMap<>();
         try (ServerSocket server = new ServerSocket()) {
             server.setReuseAddress(true);
@@ -113,6 +118,29 @@ public final class LabServer {
                 });
             }
         }
+    }
+
+    /** One thread (platform or virtual) receiving and sending on a blocking DatagramSocket. */
+    private static void udpEcho(InetSocketAddress address, Thread.Builder builder, ServerStats stats)
+        throws IOException {
+        java.net.DatagramSocket socket = new java.net.DatagramSocket(null);
+        socket.setReceiveBufferSize(4 << 20);
+        socket.setSendBufferSize(4 << 20);
+        socket.bind(address);
+        builder.start(() -> {
+            byte[] buf = new byte[64 * 1024];
+            java.net.DatagramPacket p = new java.net.DatagramPacket(buf, buf.length);
+            try {
+                for (;;) {
+                    p.setLength(buf.length);
+                    socket.receive(p);
+                    socket.send(p); // back to its sender (the packet's address is the sender's)
+                }
+            } catch (IOException closed) {
+                // the process is ending
+            }
+        });
+        stats.serve(address.getPort());
     }
 
     private static void echo(InputStream in, OutputStream out) throws IOException {

@@ -16,5 +16,10 @@ public enum Protocol {
      */
     PAUSING,
     /** SET/GET over the Redis protocol (seed 003): Netty's redis codec, a hand-written RESP reader for blocking. */
-    REDIS
+    REDIS,
+    /**
+     * UDP: each datagram back to its sender. The Netty servers bind one datagram channel (one event loop) and flush
+     * once per batch of reads; the blocking servers receive and send on one thread.
+     */
+    UDP_ECHO
 }

@@ -53,6 +53,16 @@ final class Workloads {
             size), Protocol.FRAMES, s, Experiment.generator(c, s));
     }
 
+    /**
+     * UDP echo: {@code clients} sockets, each with {@code depth} datagrams of {@code size} bytes in flight; the
+     * servers echo each to its sender (issue 11: many small datagrams, where one multishot RECVMSG can bring many).
+     */
+    static Experiment udpEcho(Experiment.Settings s, int clients, int size, int depth) {
+        return new Experiment("udp-echo", String.format(Locale.ROOT, "%d clients × %d B × %d in flight", clients,
+            size, depth), Protocol.UDP_ECHO, s, (target, warmup, edge) -> Measurement.of(
+                new UdpLoadGenerator(target, clients, size, depth).run(warmup::over, s.seconds(), edge), false));
+    }
+
     /** Seed 000's single stream: one connection, a flood of frames with a large window. */
     static Experiment singleStream(Experiment.Settings s, int size, int window) {
         LoadGenerator.Config c = LoadGenerator.Config.closed(1, size, window);

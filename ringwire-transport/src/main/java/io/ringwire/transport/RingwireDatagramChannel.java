@@ -81,6 +81,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
     private final MemorySegment nativeArea = Arena.ofAuto().allocate(NATIVE_SIZE, 8);
     private volatile boolean connected;
 
+    private final Senders senders = new Senders();
     private ByteBuf directBuf;
     private boolean readInBatch;
     private boolean recvNeedsRearm;
@@ -274,6 +275,45 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
         directBuf = buf;
         started(READ_DIRECT);
         r.handler().counters().directRecvs++;
+    }
+
+    /**
+     * The senders of recent datagrams, so that a peer that keeps sending (request and response) costs no new
+     * InetSocketAddress per datagram: IPv4 and IPv4-mapped addresses, direct-mapped by address and port into 256
+     * slots (a collision replaces the slot). Other addresses are decoded each time.
+     */
+    private static final class Senders {
+        private static final java.lang.foreign.ValueLayout.OfInt INT_BE =
+            JAVA_INT.withOrder(java.nio.ByteOrder.BIG_ENDIAN).withByteAlignment(1);
+        private static final java.lang.foreign.ValueLayout.OfShort SHORT_BE =
+            java.lang.foreign.ValueLayout.JAVA_SHORT.withOrder(java.nio.ByteOrder.BIG_ENDIAN).withByteAlignment(1);
+        private final long[] keys = new long[256];
+        private final InetSocketAddress[] values = new InetSocketAddress[256];
+
+        /** @return the sockaddr of {@code length} bytes at {@code at} in {@code seg}, as an InetSocketAddress */
+        InetSocketAddress read(MemorySegment seg, long at, int length) {
+            int family = Short.toUnsignedInt(seg.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, at));
+            long ip;
+            if (family == SocketConstants.AF_INET && length >= SockAddr.IN_SIZE) {
+                ip = Integer.toUnsignedLong(seg.get(INT_BE, at + 4));
+            } else if (family == SocketConstants.AF_INET6 && length >= SockAddr.IN6_SIZE
+                && seg.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + 8) == 0
+                && seg.get(INT_BE, at + 16) == 0x0000ffff) {
+                ip = Integer.toUnsignedLong(seg.get(INT_BE, at + 20)); // ::ffff:a.b.c.d
+            } else {
+                return (InetSocketAddress) SockAddr.read(seg.asSlice(at, length), length);
+            }
+            int port = Short.toUnsignedInt(seg.get(SHORT_BE, at + 2));
+            long key = ip << 16 | port | 1L << 48; // (bit 48: never the empty slot's 0)
+            int slot = (int) ((key * 0x9E3779B97F4A7C15L) >>> 56);
+            if (keys[slot] == key) {
+                return values[slot];
+            }
+            InetSocketAddress a = (InetSocketAddress) SockAddr.read(seg.asSlice(at, length), length);
+            keys[slot] = key;
+            values[slot] = a;
+            return a;
+        }
     }
 
     // ------------------------------------------------------------------------------------------ sending
@@ -487,8 +527,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
                     int payloadLength = ring.get(JAVA_INT, at + 8);
                     int msgFlags = ring.get(JAVA_INT, at + 12);
                     int room = res - RECVMSG_OUT_SIZE - NAME_ROOM;
-                    InetSocketAddress sender = (InetSocketAddress) SockAddr.read(
-                        ring.asSlice(at + RECVMSG_OUT_SIZE, NAME_ROOM), Math.min(namelen, NAME_ROOM));
+                    InetSocketAddress sender = senders.read(ring, at + RECVMSG_OUT_SIZE, Math.min(namelen, NAME_ROOM));
                     if ((msgFlags & SocketConstants.MSG_TRUNC) != 0 || payloadLength > room) {
                         truncated(payloadLength, Math.max(room, 0), sender);
                     } else {
@@ -518,8 +557,8 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
             try {
                 if (res >= 0 && isOpen()) {
                     MemorySegment n = nativeArea;
-                    InetSocketAddress sender = (InetSocketAddress) SockAddr.read(
-                        n.asSlice(DIRECT_NAME, SockAddr.STORAGE_SIZE), n.get(JAVA_INT, DIRECT_HDR + 8));
+                    InetSocketAddress sender = senders.read(n, DIRECT_NAME,
+                        Math.min(n.get(JAVA_INT, DIRECT_HDR + 8), SockAddr.STORAGE_SIZE));
                     if (res > buf.writableBytes()) {
                         truncated(res, buf.writableBytes(), sender);
                     } else {
