@@ -1,0 +1,86 @@
+package io.ringwire.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.channel.socket.InternetProtocolFamily;
+import io.netty.util.ReferenceCountUtil;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Datagram channels closed with sends in flight and receives armed, on the loop and from another thread: every write
+ * future finishes (sent, or failed as closed), every buffer goes back (the module's leak detector runs at PARANOID),
+ * and every descriptor is closed.
+ */
+class DatagramClosingTest extends OneLoopTestBase {
+    @Test
+    void closingWithSendsInFlightLosesNothing() throws Exception {
+        long fdsBefore = TrackingEcho.openFds();
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        Channel sink = new Bootstrap().group(group)
+            .channelFactory(() -> new RingwireDatagramChannel(InternetProtocolFamily.IPv4))
+            .handler(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ReferenceCountUtil.release(msg);
+                }
+            }).bind(new InetSocketAddress(lo, 0)).sync().channel();
+        InetSocketAddress to = (InetSocketAddress) sink.localAddress();
+        List<ChannelFuture> writes = new ArrayList<>();
+        try {
+            for (int round = 0; round < 200; round++) {
+                Channel ch = new Bootstrap().group(group)
+                    .channelFactory(() -> new RingwireDatagramChannel(InternetProtocolFamily.IPv4))
+                    .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                    .handler(new ChannelInboundHandlerAdapter())
+                    .bind(new InetSocketAddress(lo, 0)).sync().channel();
+                boolean onLoop = round % 2 == 0;
+                Runnable burst = () -> {
+                    for (int i = 0; i < 100; i++) {
+                        ByteBuf content = i % 3 == 0
+                            ? Unpooled.wrappedBuffer(Unpooled.directBuffer(8).writeLong(i),
+                                Unpooled.directBuffer(500).writeZero(500))
+                            : PooledByteBufAllocator.DEFAULT.directBuffer(1000).writeZero(1000);
+                        writes.add(ch.write(new DatagramPacket(content, to)));
+                        if (i % 10 == 9) {
+                            ch.flush();
+                        }
+                    }
+                    if (onLoop) {
+                        ch.close(); // in the same task: SENDMSGs prepared, not yet submitted
+                    }
+                };
+                ch.eventLoop().submit(burst).sync();
+                if (!onLoop) {
+                    ch.close(); // from this thread, racing the loop's enter
+                }
+                assertTrue(ch.closeFuture().await(10, TimeUnit.SECONDS), "closed");
+            }
+            for (ChannelFuture f : writes) {
+                assertTrue(f.await(10, TimeUnit.SECONDS), "every write finished");
+                assertTrue(f.isSuccess() || f.cause() instanceof ClosedChannelException,
+                    () -> "sent or failed as closed: " + f.cause());
+            }
+        } finally {
+            sink.close().sync();
+        }
+        assertEquals(fdsBefore, TrackingEcho.openFds(), "every socket closed");
+    }
+}
