@@ -53,7 +53,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * SENDMSG, so they are in flight together and leave in that one enter; their buffers are released, and their
  * promises completed in order, when the last of the batch has completed.
  *
- * <p>Multicast membership is not supported yet (the join and leave futures fail saying so).
+ * <p>Multicast: joining and leaving a group (any source) on an interface; source-specific membership and blocking
+ * are not supported yet (their futures fail saying so).
  */
 public final class RingwireDatagramChannel extends AbstractRingwireChannel implements DatagramChannel {
     private static final ChannelMetadata METADATA = new ChannelMetadata(true, 16);
@@ -371,9 +372,51 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
 
     // ------------------------------------------------------------------------------------------ multicast
 
-    private ChannelFuture multicastUnsupported(ChannelPromise promise) {
-        promise.setFailure(new UnsupportedOperationException(
-            "multicast membership is not supported by Ringwire's datagram channel yet"));
+    /**
+     * Joins or leaves a multicast group (any source) on an interface: IP_ADD/DROP_MEMBERSHIP with an ip_mreqn, or
+     * IPV6_ADD/DROP_MEMBERSHIP with an ipv6_mreq. Source-specific membership and blocking are not supported yet.
+     *
+     * @param iface the interface, or null for the channel's multicast interface (or the kernel's choice)
+     */
+    private ChannelFuture membership(boolean join, InetAddress group, NetworkInterface iface, InetAddress source,
+                                     ChannelPromise promise) {
+        if (source != null) {
+            return unsupported(promise, "source-specific multicast membership");
+        }
+        try {
+            if (group == null || !group.isMulticastAddress()) {
+                throw new IllegalArgumentException("not a multicast group: " + group);
+            }
+            NetworkInterface i = iface != null ? iface : config.getNetworkInterface();
+            int index = i == null ? 0 : i.getIndex();
+            byte[] g = group.getAddress();
+            java.nio.ByteBuffer m;
+            if (g.length == 4) {
+                // struct ip_mreqn { struct in_addr imr_multiaddr, imr_address; int imr_ifindex; }
+                m = java.nio.ByteBuffer.allocate(12).order(java.nio.ByteOrder.nativeOrder());
+                m.put(g).putInt(0).putInt(index);
+                Sockets.setBytes(fd, SocketConstants.IPPROTO_IP,
+                    join ? SocketConstants.IP_ADD_MEMBERSHIP : SocketConstants.IP_DROP_MEMBERSHIP, m.array());
+            } else {
+                if (!ipv6) {
+                    throw new IllegalArgumentException("an IPv6 group on an IPv4 socket: " + group);
+                }
+                // struct ipv6_mreq { struct in6_addr ipv6mr_multiaddr; unsigned int ipv6mr_interface; }
+                m = java.nio.ByteBuffer.allocate(20).order(java.nio.ByteOrder.nativeOrder());
+                m.put(g).putInt(index);
+                Sockets.setBytes(fd, SocketConstants.IPPROTO_IPV6,
+                    join ? SocketConstants.IPV6_ADD_MEMBERSHIP : SocketConstants.IPV6_DROP_MEMBERSHIP, m.array());
+            }
+            promise.setSuccess();
+        } catch (Exception e) {
+            promise.setFailure(e);
+        }
+        return promise;
+    }
+
+    private static ChannelFuture unsupported(ChannelPromise promise, String what) {
+        promise.setFailure(new UnsupportedOperationException(what + " is not supported by Ringwire's datagram "
+            + "channel yet"));
         return promise;
     }
 
@@ -384,7 +427,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
 
     @Override
     public ChannelFuture joinGroup(InetAddress multicastAddress, ChannelPromise future) {
-        return multicastUnsupported(future);
+        return membership(true, multicastAddress, null, null, future);
     }
 
     @Override
@@ -395,7 +438,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
     @Override
     public ChannelFuture joinGroup(InetSocketAddress multicastAddress, NetworkInterface networkInterface,
                                    ChannelPromise future) {
-        return multicastUnsupported(future);
+        return membership(true, multicastAddress.getAddress(), networkInterface, null, future);
     }
 
     @Override
@@ -407,7 +450,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
     @Override
     public ChannelFuture joinGroup(InetAddress multicastAddress, NetworkInterface networkInterface,
                                    InetAddress source, ChannelPromise future) {
-        return multicastUnsupported(future);
+        return membership(true, multicastAddress, networkInterface, source, future);
     }
 
     @Override
@@ -417,7 +460,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
 
     @Override
     public ChannelFuture leaveGroup(InetAddress multicastAddress, ChannelPromise future) {
-        return multicastUnsupported(future);
+        return membership(false, multicastAddress, null, null, future);
     }
 
     @Override
@@ -428,7 +471,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
     @Override
     public ChannelFuture leaveGroup(InetSocketAddress multicastAddress, NetworkInterface networkInterface,
                                     ChannelPromise future) {
-        return multicastUnsupported(future);
+        return membership(false, multicastAddress.getAddress(), networkInterface, null, future);
     }
 
     @Override
@@ -440,7 +483,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
     @Override
     public ChannelFuture leaveGroup(InetAddress multicastAddress, NetworkInterface networkInterface,
                                     InetAddress source, ChannelPromise future) {
-        return multicastUnsupported(future);
+        return membership(false, multicastAddress, networkInterface, source, future);
     }
 
     @Override
@@ -452,7 +495,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
     @Override
     public ChannelFuture block(InetAddress multicastAddress, NetworkInterface networkInterface,
                                InetAddress sourceToBlock, ChannelPromise future) {
-        return multicastUnsupported(future);
+        return unsupported(future, "blocking a multicast source");
     }
 
     @Override
@@ -462,7 +505,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
 
     @Override
     public ChannelFuture block(InetAddress multicastAddress, InetAddress sourceToBlock, ChannelPromise future) {
-        return multicastUnsupported(future);
+        return unsupported(future, "blocking a multicast source");
     }
 
     // ------------------------------------------------------------------------------------------ the handle

@@ -18,11 +18,13 @@ import static io.ringwire.uring.SocketConstants.*;
 /**
  * Options of a {@link RingwireDatagramChannel}; socket options go straight to the kernel. Receives are sized by the
  * {@link RecvByteBufAllocator} as in Netty (2048 bytes by default): a datagram that does not fit is reported, never
- * silently cut (see {@link DatagramTruncatedException}). Choosing the multicast interface is not supported yet.
+ * silently cut (see {@link DatagramTruncatedException}).
  */
 public final class RingwireDatagramChannelConfig extends DefaultChannelConfig implements DatagramChannelConfig {
     private final RingwireDatagramChannel channel;
     private volatile boolean activeOnOpen;
+    /** The interface multicast leaves by (IP_MULTICAST_IF), as last set; null: the kernel's choice. */
+    private volatile NetworkInterface multicastInterface;
 
     RingwireDatagramChannelConfig(RingwireDatagramChannel channel) {
         super(channel, new FixedRecvByteBufAllocator(2048)); // Netty's default for datagrams
@@ -38,7 +40,7 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         return getOptions(super.getOptions(), ChannelOption.SO_BROADCAST, ChannelOption.SO_RCVBUF,
             ChannelOption.SO_SNDBUF, ChannelOption.SO_REUSEADDR, ChannelOption.IP_MULTICAST_LOOP_DISABLED,
             ChannelOption.IP_MULTICAST_TTL, ChannelOption.IP_TOS, RingwireChannelOption.SO_REUSEPORT,
-            ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION);
+            ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION, ChannelOption.IP_MULTICAST_IF);
     }
 
     @Override
@@ -64,6 +66,9 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         }
         if (option == ChannelOption.IP_TOS) {
             return (T) Integer.valueOf(getTrafficClass());
+        }
+        if (option == ChannelOption.IP_MULTICAST_IF) {
+            return (T) getNetworkInterface();
         }
         if (option == RingwireChannelOption.SO_REUSEPORT) {
             return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_REUSEPORT));
@@ -92,6 +97,8 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
             setTimeToLive((Integer) value);
         } else if (option == ChannelOption.IP_TOS) {
             setTrafficClass((Integer) value);
+        } else if (option == ChannelOption.IP_MULTICAST_IF) {
+            setNetworkInterface((NetworkInterface) value);
         } else if (option == RingwireChannelOption.SO_REUSEPORT) {
             SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
         } else if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
@@ -200,24 +207,57 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         return this;
     }
 
+    /** @return an address of the multicast interface, of the socket's family where it has one; null if not set */
     @Override
     public InetAddress getInterface() {
-        return null;
+        NetworkInterface ni = multicastInterface;
+        if (ni == null) {
+            return null;
+        }
+        InetAddress any = null;
+        for (InetAddress a : java.util.Collections.list(ni.getInetAddresses())) {
+            if (channel.isIpv6() == (a instanceof java.net.Inet6Address)) {
+                return a;
+            }
+            any = any == null ? a : any;
+        }
+        return any;
     }
 
     @Override
     public RingwireDatagramChannelConfig setInterface(InetAddress interfaceAddress) {
-        throw new UnsupportedOperationException("choosing the multicast interface is not supported yet");
+        try {
+            NetworkInterface ni = NetworkInterface.getByInetAddress(interfaceAddress);
+            if (ni == null) {
+                throw new IllegalArgumentException("no interface has the address " + interfaceAddress);
+            }
+            return setNetworkInterface(ni);
+        } catch (java.net.SocketException e) {
+            throw new io.netty.channel.ChannelException(e);
+        }
     }
 
     @Override
     public NetworkInterface getNetworkInterface() {
-        return null;
+        return multicastInterface;
     }
 
+    /** IP_MULTICAST_IF by interface index (an ip_mreqn), and IPV6_MULTICAST_IF too on an IPv6 socket. */
     @Override
     public RingwireDatagramChannelConfig setNetworkInterface(NetworkInterface networkInterface) {
-        throw new UnsupportedOperationException("choosing the multicast interface is not supported yet");
+        int index = networkInterface.getIndex();
+        try {
+            if (channel.isIpv6()) {
+                io.ringwire.uring.Sockets.setInt(fd(), IPPROTO_IPV6, IPV6_MULTICAST_IF, index);
+            }
+            java.nio.ByteBuffer m = java.nio.ByteBuffer.allocate(12).order(java.nio.ByteOrder.nativeOrder());
+            m.putInt(0).putInt(0).putInt(index);
+            io.ringwire.uring.Sockets.setBytes(fd(), IPPROTO_IP, IP_MULTICAST_IF, m.array());
+        } catch (io.ringwire.uring.NativeIoException e) {
+            throw new io.netty.channel.ChannelException(e);
+        }
+        multicastInterface = networkInterface;
+        return this;
     }
 
     @Override

@@ -77,6 +77,8 @@ public final class Libc {
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
     private static final MethodHandle OPEN = downcall("open",
         FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2), CAPTURE_ERRNO);
+    private static final MethodHandle SETNS = downcall("setns",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
     private static final MethodHandle SENDFILE = downcall("sendfile",
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
     private static final MethodHandle STRERROR = downcall("strerror",
@@ -515,6 +517,23 @@ public final class Libc {
         MemorySegment capture = THREAD_CAPTURE.get();
         try (Arena a = Arena.ofConfined()) {
             return result((int) OPEN.invokeExact(capture, a.allocateFrom(path), flags, 0), capture);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code setns(fd, nstype)}: moves the calling thread into a namespace (for a network namespace, sockets it opens
+     * afterwards live there).
+     *
+     * @param fd     an open namespace file, e.g. {@code /var/run/netns/NAME}
+     * @param nstype {@code CLONE_NEWNET} (0x40000000), or 0 for any
+     * @return 0 or {@code -errno}
+     */
+    public static int setns(int fd, int nstype) {
+        MemorySegment capture = THREAD_CAPTURE.get();
+        try {
+            return result((int) SETNS.invokeExact(capture, fd, nstype), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -34,7 +34,13 @@ public final class SocketConstants {
     public static final int IPPROTO_UDP = 17;
     public static final int IPPROTO_IPV6 = 41;
     public static final int IP_TOS = 1;
+    public static final int IP_MULTICAST_IF = 32;
     public static final int IP_MULTICAST_TTL = 33;
+    public static final int IP_ADD_MEMBERSHIP = 35;
+    public static final int IP_DROP_MEMBERSHIP = 36;
+    public static final int IPV6_MULTICAST_IF = 17;
+    public static final int IPV6_ADD_MEMBERSHIP = 20;
+    public static final int IPV6_DROP_MEMBERSHIP = 21;
     public static final int IP_MULTICAST_LOOP = 34;
     public static final int IPV6_MULTICAST_HOPS = 18;
     public static final int IPV6_MULTICAST_LOOP = 19;

@@ -82,6 +82,24 @@ public final class Sockets {
     }
 
     /**
+     * Sets an option whose value is a struct, given as its bytes (e.g. {@code ip_mreqn}, {@code ipv6_mreq}).
+     *
+     * @param fd    the socket
+     * @param level the level
+     * @param name  the option
+     * @param value the struct's bytes, in the kernel's layout
+     * @throws NativeIoException e.g. {@code EADDRNOTAVAIL}
+     */
+    public static void setBytes(int fd, int level, int name, byte[] value) throws NativeIoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(Math.max(value.length, 1), 8);
+            MemorySegment.copy(value, 0, v, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, value.length);
+            NativeIoException.check(Libc.setsockopt(fd, level, name, v, value.length),
+                "setsockopt(" + level + ", " + name + ")");
+        }
+    }
+
+    /**
      * @param fd    the socket
      * @param level the level
      * @param name  the option
