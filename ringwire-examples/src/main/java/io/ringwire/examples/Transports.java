@@ -82,6 +82,60 @@ public final class Transports {
     }
 
     /**
+     * Starts a Unix domain stream server at {@code path} (a stale socket file there is removed first).
+     *
+     * @param transport    one of {@link #NAMES}
+     * @param path         the socket file
+     * @param threads      event-loop threads
+     * @param childHandler each accepted channel's handler
+     * @return the bound server channel; its event loop's parent is the group to shut down
+     * @throws InterruptedException if interrupted while binding
+     */
+    public static Channel startDomainServer(String transport, java.nio.file.Path path, int threads,
+                                            ChannelHandler childHandler) throws InterruptedException {
+        IoHandlerFactory factory;
+        Class<? extends ServerChannel> channel;
+        java.net.SocketAddress address = new io.netty.channel.unix.DomainSocketAddress(path.toFile());
+        switch (transport) {
+            case "ringwire" -> {
+                factory = RingwireIoHandler.newFactory();
+                channel = io.ringwire.transport.RingwireServerDomainSocketChannel.class;
+            }
+            case "netty-epoll" -> {
+                factory = EpollIoHandler.newFactory();
+                channel = io.netty.channel.epoll.EpollServerDomainSocketChannel.class;
+            }
+            case "netty-io_uring" -> {
+                factory = IoUringIoHandler.newFactory();
+                channel = io.netty.channel.uring.IoUringServerDomainSocketChannel.class;
+            }
+            case "netty-nio" -> {
+                factory = NioIoHandler.newFactory();
+                channel = io.netty.channel.socket.nio.NioServerDomainSocketChannel.class;
+                address = java.net.UnixDomainSocketAddress.of(path); // NIO's takes the JDK's address type
+            }
+            default -> throw new IllegalArgumentException("unknown transport '" + transport + "': use one of " + NAMES);
+        }
+        try {
+            java.nio.file.Files.deleteIfExists(path);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, factory);
+        try {
+            return new ServerBootstrap()
+                .group(group)
+                .channel(channel)
+                .option(ChannelOption.SO_BACKLOG, 4096)
+                .childHandler(childHandler)
+                .bind(address).sync().channel();
+        } catch (RuntimeException | InterruptedException e) {
+            group.shutdownGracefully();
+            throw e;
+        }
+    }
+
+    /**
      * Binds a UDP socket on one event loop (a datagram channel is served by one loop; {@code threads} does not
      * apply).
      *

@@ -19,7 +19,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
-        Lab.UdpEcho.class,
+        Lab.UdpEcho.class, Lab.DomainEcho.class,
         Lab.Redis.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
         Lab.CompareCommand.class, Lab.SoakCommand.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
@@ -326,6 +326,28 @@ public final class Lab implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             return run(List.of(Workloads.udpEcho(common.settings(), clients, size, depth)), new ArrayList<>(),
+                false);
+        }
+    }
+
+    @Command(name = "domain-echo", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
+        description = {"Echo over Unix domain stream sockets: N connections × size × messages in flight to each "
+            + "server's domain server channel (the blocking servers: a thread per connection), every byte checked."})
+    static final class DomainEcho extends WorkloadCommand {
+        @Option(names = "--conns", defaultValue = "500", description = "connections (default: ${DEFAULT-VALUE})")
+        int conns;
+
+        @Option(names = "--size", defaultValue = "128", description = "bytes per message (default: ${DEFAULT-VALUE})")
+        int size;
+
+        @Option(names = "--depth", defaultValue = "1", description = "messages in flight per connection "
+            + "(default: ${DEFAULT-VALUE})")
+        int depth;
+
+        @Override
+        public Integer call() throws Exception {
+            return run(List.of(Workloads.domainEcho(common.settings(), conns, size, depth)), new ArrayList<>(),
                 false);
         }
     }

@@ -65,6 +65,8 @@ public final class LabServer {
             case ECHO -> EchoServer.start(competitor.label(), address, threads);
             case REDIS -> RedisServer.start(competitor.label(), address, threads);
             case UDP_ECHO -> io.ringwire.examples.UdpEchoServer.start(competitor.label(), address, threads);
+            case DOMAIN_ECHO -> Transports.startDomainServer(competitor.label(),
+                deletedOnExit(Protocol.domainSocketPath(address.getPort())), threads, new EchoServerHandler());
             case FRAMES, PAUSING -> Transports.startServer(competitor.label(), address, threads,
                 new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -97,6 +99,11 @@ public final class LabServer {
             udpEcho(address, builder, stats);
             return;
         }
+        if (protocol == Protocol.DOMAIN_ECHO) {
+            domainEcho(deletedOnExit(Protocol.domainSocketPath(address.getPort())), builder, stats,
+                address.getPort());
+            return;
+        }
         Map<String, byte[]> store = new ConcurrentHashMap<>();
         try (ServerSocket server = new ServerSocket()) {
             server.setReuseAddress(true);
@@ -117,6 +124,33 @@ public final class LabServer {
                     }
                 });
             }
+        }
+    }
+
+    /** The socket file, removed when this server process ends (the lab ends it with SIGTERM). */
+    private static java.nio.file.Path deletedOnExit(java.nio.file.Path path) {
+        path.toFile().deleteOnExit();
+        return path;
+    }
+
+    /** A thread per connection on a blocking Unix domain server socket. */
+    private static void domainEcho(java.nio.file.Path path, Thread.Builder builder, ServerStats stats, int port)
+        throws IOException {
+        java.nio.file.Files.deleteIfExists(path);
+        java.nio.channels.ServerSocketChannel server =
+            java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX);
+        server.bind(java.net.UnixDomainSocketAddress.of(path), 4096);
+        Thread.ofPlatform().daemon(true).name("lab-stats").start(() -> stats.serve(port));
+        for (;;) {
+            java.nio.channels.SocketChannel s = server.accept();
+            builder.start(() -> {
+                try (s; InputStream in = java.nio.channels.Channels.newInputStream(s);
+                     OutputStream out = java.nio.channels.Channels.newOutputStream(s)) {
+                    echo(in, out);
+                } catch (IOException closed) {
+                    // the load generator went away
+                }
+            });
         }
     }
 

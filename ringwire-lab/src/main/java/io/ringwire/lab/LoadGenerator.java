@@ -164,7 +164,7 @@ public final class LoadGenerator {
 
     private static final int PATTERN_SPAN = 256;
 
-    private final InetSocketAddress server;
+    private final java.net.SocketAddress server;
     private final Config config;
     private final Engine engine;
     private final byte[] pattern;
@@ -183,9 +183,12 @@ public final class LoadGenerator {
      * @param config what to generate
      * @param engine how to do the I/O
      */
-    public LoadGenerator(InetSocketAddress server, Config config, Engine engine) {
-        if (server.getAddress() == null || !server.getAddress().isLoopbackAddress()) {
-            throw new IllegalArgumentException("the lab only loads loopback addresses: " + server);
+    public LoadGenerator(java.net.SocketAddress server, Config config, Engine engine) {
+        if (!(server instanceof java.net.UnixDomainSocketAddress)
+            && !(server instanceof InetSocketAddress inet && inet.getAddress() != null
+                && inet.getAddress().isLoopbackAddress())) {
+            throw new IllegalArgumentException("the lab only loads loopback addresses and Unix domain sockets: "
+                + server);
         }
         this.server = server;
         this.config = config;
@@ -507,11 +510,14 @@ public final class LoadGenerator {
         List<Conn> all = s.all;
         try (Selector selector = Selector.open()) {
             for (int i = 0; i < config.conns(); i++) {
-                SocketChannel ch = SocketChannel.open();
+                boolean unix = server instanceof java.net.UnixDomainSocketAddress;
+                SocketChannel ch = unix ? SocketChannel.open(java.net.StandardProtocolFamily.UNIX) : SocketChannel.open();
                 Conn c = new Conn(i);
                 c.ch = ch;
                 try {
-                    ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                    if (!unix) {
+                        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                    }
                     ch.connect(server);
                     ch.configureBlocking(false);
                     c.key = ch.register(selector, SelectionKey.OP_READ, c);
@@ -725,15 +731,18 @@ public final class LoadGenerator {
         }
 
         private void connectAll() throws IOException {
-            boolean ipv6 = server.getAddress() instanceof Inet6Address;
+            boolean unix = server instanceof java.net.UnixDomainSocketAddress;
+            boolean ipv6 = server instanceof InetSocketAddress inet && inet.getAddress() instanceof Inet6Address;
             MemorySegment sa = arena.allocate(SockAddr.STORAGE_SIZE, 8);
             int saLength = SockAddr.write(server, sa, ipv6);
-            int family = ipv6 ? SocketConstants.AF_INET6 : SocketConstants.AF_INET;
+            int family = unix ? SocketConstants.AF_UNIX : ipv6 ? SocketConstants.AF_INET6 : SocketConstants.AF_INET;
             for (int i = 0; i < config.conns(); i++) {
                 Conn c = new Conn(i);
                 s.all.add(c);
                 c.fd = Sockets.open(family, SocketConstants.SOCK_STREAM);
-                Sockets.setInt(c.fd, SocketConstants.IPPROTO_TCP, SocketConstants.TCP_NODELAY, 1);
+                if (!unix) {
+                    Sockets.setInt(c.fd, SocketConstants.IPPROTO_TCP, SocketConstants.TCP_NODELAY, 1);
+                }
                 sq.prepConnect(c.fd, sa.address(), saLength, userData(i, CONNECT));
                 connecting++;
                 while (connecting >= CONNECTS_IN_FLIGHT || (i == config.conns() - 1 && connecting > 0)) {

@@ -21,5 +21,15 @@ public enum Protocol {
      * UDP: each datagram back to its sender. The Netty servers bind one datagram channel (one event loop) and flush
      * once per batch of reads; the blocking servers receive and send on one thread.
      */
-    UDP_ECHO
+    UDP_ECHO,
+    /**
+     * {@link #ECHO} over a Unix domain stream socket at {@link #domainSocketPath(int)} of the server's port: the same
+     * handler on every Netty transport's domain server channel, a thread per connection for the blocking servers.
+     */
+    DOMAIN_ECHO;
+
+    /** @return the socket file of the domain-socket server that would listen on {@code port} */
+    public static java.nio.file.Path domainSocketPath(int port) {
+        return java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "ringwire-lab-" + port + ".sock");
+    }
 }

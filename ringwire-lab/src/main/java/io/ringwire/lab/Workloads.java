@@ -63,6 +63,15 @@ final class Workloads {
                 new UdpLoadGenerator(target, clients, size, depth).run(warmup::over, s.seconds(), edge), false));
     }
 
+    /** Seed 001's echo over Unix domain sockets: the same load, to a socket file instead of a TCP port. */
+    static Experiment domainEcho(Experiment.Settings s, int conns, int size, int depth) {
+        LoadGenerator.Config c = LoadGenerator.Config.closed(conns, size, depth);
+        return new Experiment("domain-echo", String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns,
+            size, depth), Protocol.DOMAIN_ECHO, s, (target, warmup, edge) -> Measurement.of(new LoadGenerator(
+                java.net.UnixDomainSocketAddress.of(Protocol.domainSocketPath(target.getPort())), c, s.generator())
+                .run(warmup::over, s.seconds(), edge), false));
+    }
+
     /** Seed 000's single stream: one connection, a flood of frames with a large window. */
     static Experiment singleStream(Experiment.Settings s, int size, int window) {
         LoadGenerator.Config c = LoadGenerator.Config.closed(1, size, window);
