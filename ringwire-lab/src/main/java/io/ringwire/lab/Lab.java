@@ -19,7 +19,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
-        Lab.UdpEcho.class, Lab.DomainEcho.class,
+        Lab.UdpEcho.class, Lab.DomainEcho.class, Lab.Files.class,
         Lab.Redis.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
         Lab.CompareCommand.class, Lab.SoakCommand.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
@@ -348,6 +348,29 @@ public final class Lab implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             return run(List.of(Workloads.domainEcho(common.settings(), conns, size, depth)), new ArrayList<>(),
+                false);
+        }
+    }
+
+    @Command(name = "files", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
+        description = {"File serving: connections each fetching a file again and again, every byte checked. The "
+            + "Netty servers answer with a DefaultFileRegion (sendfile on the native transports when the region is "
+            + "made from a File); the blocking servers copy the file to the socket."})
+    static final class Files extends WorkloadCommand {
+        @Option(names = "--conns", defaultValue = "16", description = "connections (default: ${DEFAULT-VALUE})")
+        int conns;
+
+        @Option(names = "--size", defaultValue = "1048576", description = "bytes per file (default: ${DEFAULT-VALUE})")
+        long size;
+
+        @Option(names = "--file-channel", description = "regions made from a FileChannel instead of a File "
+            + "(Ringwire then copies: the JDK keeps the descriptor private)")
+        boolean fileChannel;
+
+        @Override
+        public Integer call() throws Exception {
+            return run(List.of(Workloads.files(common.settings(), conns, size, fileChannel)), new ArrayList<>(),
                 false);
         }
     }

@@ -65,6 +65,7 @@ public final class LabServer {
             case ECHO -> EchoServer.start(competitor.label(), address, threads);
             case REDIS -> RedisServer.start(competitor.label(), address, threads);
             case UDP_ECHO -> io.ringwire.examples.UdpEchoServer.start(competitor.label(), address, threads);
+            case FILES -> io.ringwire.examples.FileServer.start(competitor.label(), address, threads);
             case DOMAIN_ECHO -> Transports.startDomainServer(competitor.label(),
                 deletedOnExit(Protocol.domainSocketPath(address.getPort())), threads, new EchoServerHandler());
             case FRAMES, PAUSING -> Transports.startServer(competitor.label(), address, threads,
@@ -116,6 +117,7 @@ public final class LabServer {
                     try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
                         switch (protocol) {
                             case ECHO -> echo(in, out);
+                            case FILES -> files(in, out);
                             case FRAMES, PAUSING -> frames(in, out);
                             case REDIS -> redis(in, out, store);
                         }
@@ -175,6 +177,23 @@ public final class LabServer {
             }
         });
         stats.serve(address.getPort());
+    }
+
+    /** Answers each 9-byte request with the file of that size, copied (the blocking model has no FileRegion). */
+    private static void files(InputStream in, OutputStream out) throws IOException {
+        java.io.DataInputStream requests = new java.io.DataInputStream(in);
+        java.nio.channels.WritableByteChannel sink = java.nio.channels.Channels.newChannel(out);
+        for (;;) {
+            long size = requests.readLong();
+            requests.readByte();
+            try (java.nio.channels.FileChannel f = java.nio.channels.FileChannel.open(
+                io.ringwire.examples.FileServer.file(size).toPath())) {
+                for (long at = 0; at < size; ) {
+                    at += f.transferTo(at, size - at, sink);
+                }
+            }
+            out.flush();
+        }
     }
 
     private static void echo(InputStream in, OutputStream out) throws IOException {

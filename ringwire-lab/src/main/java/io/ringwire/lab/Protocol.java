@@ -26,7 +26,13 @@ public enum Protocol {
      * {@link #ECHO} over a Unix domain stream socket at {@link #domainSocketPath(int)} of the server's port: the same
      * handler on every Netty transport's domain server channel, a thread per connection for the blocking servers.
      */
-    DOMAIN_ECHO;
+    DOMAIN_ECHO,
+    /**
+     * File serving: a 9-byte request (the size, a big-endian long, and 0 for a FileRegion made from a File, 1 for
+     * one made from a FileChannel), answered with a file of that size ({@code io.ringwire.examples.FileServer}); the
+     * blocking servers copy the file to the socket.
+     */
+    FILES;
 
     /** @return the socket file of the domain-socket server that would listen on {@code port} */
     public static java.nio.file.Path domainSocketPath(int port) {

@@ -34,9 +34,20 @@ record ServerJvm(boolean nettyUnsafe) {
         return f;
     }
 
-    /** @return the flags as one line, for reports */
+    /**
+     * @return extra flags from {@code RINGWIRE_LAB_SERVER_OPTS} (profiling, {@code --add-opens}, ...), given to
+     *         every server after {@link #flags()}; empty without it
+     */
+    static List<String> extraFlags() {
+        String extra = System.getenv("RINGWIRE_LAB_SERVER_OPTS");
+        return extra == null || extra.isBlank() ? List.of() : List.of(extra.trim().split("\\s+"));
+    }
+
+    /** @return the flags as one line, for reports, extra ones included and named */
     String describe() {
-        return String.join(" ", flags()) + (nettyUnsafe ? " (Netty uses sun.misc.Unsafe)"
-            : " (Netty without sun.misc.Unsafe)");
+        List<String> extra = extraFlags();
+        return String.join(" ", flags()) + (extra.isEmpty() ? ""
+            : " " + String.join(" ", extra) + " (from RINGWIRE_LAB_SERVER_OPTS)")
+            + (nettyUnsafe ? " (Netty uses sun.misc.Unsafe)" : " (Netty without sun.misc.Unsafe)");
     }
 }

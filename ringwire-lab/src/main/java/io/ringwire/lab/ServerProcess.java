@@ -66,10 +66,7 @@ final class ServerProcess implements AutoCloseable {
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(jvm.flags());
         // extra server JVM flags for profiling, e.g. -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
-        String extra = System.getenv("RINGWIRE_LAB_SERVER_OPTS");
-        if (extra != null && !extra.isBlank()) {
-            cmd.addAll(List.of(extra.trim().split("\\s+")));
-        }
+        cmd.addAll(ServerJvm.extraFlags());
         cmd.addAll(List.of(
             "-cp", System.getProperty("java.class.path"), LabServer.class.getName(), competitor.label(),
             Integer.toString(port), Integer.toString(threads), protocol.name().toLowerCase(java.util.Locale.ROOT)));

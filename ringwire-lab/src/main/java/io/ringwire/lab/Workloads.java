@@ -72,6 +72,18 @@ final class Workloads {
                 .run(warmup::over, s.seconds(), edge), false));
     }
 
+    /**
+     * File serving: {@code conns} connections each fetching a file of {@code size} bytes again and again; the servers
+     * answer with a DefaultFileRegion made from a File (sendfile on the native transports) or, with
+     * {@code fromChannel}, from a FileChannel (which Ringwire copies: the JDK keeps its descriptor private).
+     */
+    static Experiment files(Experiment.Settings s, int conns, long size, boolean fromChannel) {
+        return new Experiment("files", String.format(Locale.ROOT, "%d conns × %s files, regions from a %s", conns,
+            Summary.compact(size) + "B", fromChannel ? "FileChannel" : "File"), Protocol.FILES, s,
+            (target, warmup, edge) -> Measurement.of(new FileLoadGenerator(target, conns, size, fromChannel)
+                .run(warmup::over, s.seconds(), edge), false));
+    }
+
     /** Seed 000's single stream: one connection, a flood of frames with a large window. */
     static Experiment singleStream(Experiment.Settings s, int size, int window) {
         LoadGenerator.Config c = LoadGenerator.Config.closed(1, size, window);

@@ -1006,7 +1006,13 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 }
                 chunk = config.getAllocator().directBuffer((int) Math.min(left, FILE_CHUNK));
                 try {
-                    region.transferTo(new ChunkSink(chunk), region.transferred());
+                    int read = region instanceof DefaultFileRegion d
+                        ? FileRegionFiles.read(d, chunk.nioBuffer(chunk.writerIndex(), chunk.writableBytes())) : -1;
+                    if (read >= 0) {
+                        chunk.writerIndex(chunk.writerIndex() + read);
+                    } else {
+                        region.transferTo(new ChunkSink(chunk), region.transferred());
+                    }
                 } catch (Throwable t) {
                     chunk.release();
                     in.remove(t); // e.g. the file is shorter than the region's count

@@ -6,6 +6,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ringwire.uring.Libc;
 
 import java.io.File;
+import java.io.IOException;
 import java.lang.reflect.Field;
 import java.nio.channels.FileChannel;
 
@@ -83,6 +84,35 @@ final class FileRegionFiles {
                 + "sendfile(2). Said once.");
         }
         return null;
+    }
+
+    /**
+     * Reads the next bytes of a DefaultFileRegion straight into {@code dst} with a positional read of its own
+     * FileChannel (no heap buffer in between, as its transferTo to an arbitrary channel would use), and records them
+     * as transferred.
+     *
+     * @return bytes read, or -1 if the region's channel cannot be reached (use its transferTo instead)
+     * @throws IOException if the read fails, or the file ends before the region does
+     */
+    static int read(DefaultFileRegion region, java.nio.ByteBuffer dst) throws IOException {
+        if (CHANNEL == null || TRANSFERRED == null) {
+            return -1;
+        }
+        FileChannel channel;
+        try {
+            region.open();
+            channel = (FileChannel) CHANNEL.get(region);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return -1;
+        }
+        long done = region.transferred();
+        int n = channel.read(dst, region.position() + done);
+        if (n <= 0) {
+            throw new IOException("the file ended before the region's " + region.count() + " bytes (at "
+                + (region.position() + done) + "): " + region);
+        }
+        transferred(region, done + n);
+        return n;
     }
 
     /** Records progress in the region itself, as its own transferTo would, where Netty lets us. */
