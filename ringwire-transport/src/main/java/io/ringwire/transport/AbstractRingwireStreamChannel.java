@@ -1204,11 +1204,33 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 }
                 return;
             }
+            if ((res == -Errno.EINPROGRESS || res == -Errno.EALREADY) && in != null && isOpen() && fd >= 0) {
+                waitForConnection();
+                return;
+            }
             releaseFileChunk();
             if (res == -Errno.ECANCELED || in == null) {
                 return;
             }
             handleWriteError(new NativeIoException("send", res));
+        }
+
+        /**
+         * A send found the connection not yet made: with TCP_FASTOPEN_CONNECT, connect returned at once, and when no
+         * Fast Open cookie is cached the first send only starts the handshake (EINPROGRESS; the bytes were not
+         * taken). One POLL_ADD for POLLOUT waits for the connection, then the write goes again.
+         */
+        private void waitForConnection() {
+            RingwireIoRegistration r = registration;
+            if (r == null || !r.isValid()) {
+                return;
+            }
+            if (!r.reserveSqe()) {
+                r.retryNextIteration(); // the write is tried again; it waits here once more if still connecting
+                return;
+            }
+            r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false, r.nextUserData(IORING_OP_POLL_ADD, WRITE_POLL));
+            startedWrite(IORING_OP_POLL_ADD, WRITE_POLL);
         }
     }
 

@@ -27,7 +27,7 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), ChannelOption.SO_RCVBUF, ChannelOption.SO_REUSEADDR,
-            ChannelOption.SO_BACKLOG, RingwireChannelOption.SO_REUSEPORT);
+            ChannelOption.SO_BACKLOG, RingwireChannelOption.SO_REUSEPORT, ChannelOption.TCP_FASTOPEN);
     }
 
     @Override
@@ -38,6 +38,9 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
         }
         if (option == ChannelOption.SO_REUSEADDR) {
             return (T) Boolean.valueOf(isReuseAddress());
+        }
+        if (option == ChannelOption.TCP_FASTOPEN) {
+            return (T) Integer.valueOf(SocketOptions.get(channel.fd, IPPROTO_TCP, TCP_FASTOPEN));
         }
         if (option == ChannelOption.SO_BACKLOG) {
             return (T) Integer.valueOf(getBacklog());
@@ -55,6 +58,9 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
             setReceiveBufferSize((Integer) value);
         } else if (option == ChannelOption.SO_REUSEADDR) {
             setReuseAddress((Boolean) value);
+        } else if (option == ChannelOption.TCP_FASTOPEN) {
+            // TCP Fast Open's pending-request queue (0: off); takes effect at listen, so set it before bind
+            SocketOptions.set(channel.fd, IPPROTO_TCP, TCP_FASTOPEN, (Integer) value);
         } else if (option == ChannelOption.SO_BACKLOG) {
             setBacklog((Integer) value);
         } else if (option == RingwireChannelOption.SO_REUSEPORT) {

@@ -35,7 +35,7 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         return getOptions(super.getOptions(), ChannelOption.SO_RCVBUF, ChannelOption.SO_SNDBUF,
             ChannelOption.TCP_NODELAY, ChannelOption.SO_KEEPALIVE, ChannelOption.SO_REUSEADDR,
             ChannelOption.SO_LINGER, ChannelOption.IP_TOS, ChannelOption.ALLOW_HALF_CLOSURE,
-            RingwireChannelOption.SO_REUSEPORT, RingwireChannelOption.TCP_QUICKACK,
+            RingwireChannelOption.SO_REUSEPORT, RingwireChannelOption.TCP_QUICKACK, ChannelOption.TCP_FASTOPEN_CONNECT,
             RingwireChannelOption.TCP_USER_TIMEOUT, RingwireChannelOption.TCP_KEEPIDLE,
             RingwireChannelOption.TCP_KEEPINTVL, RingwireChannelOption.TCP_KEEPCNT);
     }
@@ -87,6 +87,9 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         if (option == RingwireChannelOption.SO_REUSEPORT) {
             return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_REUSEPORT));
         }
+        if (option == ChannelOption.TCP_FASTOPEN_CONNECT) {
+            return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), IPPROTO_TCP, TCP_FASTOPEN_CONNECT));
+        }
         if (option == RingwireChannelOption.TCP_QUICKACK) {
             return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), IPPROTO_TCP, TCP_QUICKACK));
         }
@@ -118,6 +121,10 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
             setAllowHalfClosure((Boolean) value);
         } else if (option == RingwireChannelOption.SO_REUSEPORT) {
             SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
+        } else if (option == ChannelOption.TCP_FASTOPEN_CONNECT) {
+            // connect returns at once and the first write leaves in the SYN (with a cookie from an earlier
+            // connection), as with Netty's epoll transport; set it before connect
+            SocketOptions.setBoolean(fd(), IPPROTO_TCP, TCP_FASTOPEN_CONNECT, (Boolean) value);
         } else if (option == RingwireChannelOption.TCP_QUICKACK) {
             SocketOptions.setBoolean(fd(), IPPROTO_TCP, TCP_QUICKACK, (Boolean) value);
         } else if (tcpIntOption(option) >= 0) {

@@ -9,22 +9,19 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.InternetProtocolFamily;
-import io.ringwire.uring.Libc;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Multicast join and leave, in a network namespace the test creates (its only interface is its own loopback, made
@@ -33,61 +30,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * and sends group datagrams out of it. Needs root and iproute2, else skipped saying which.
  */
 class MulticastTest extends OneLoopTestBase {
-    private static final int CLONE_NEWNET = 0x40000000;
-
-    private static int run(String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor();
-    }
-
     @Test
     void joinReceivesLeaveStops() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create a network namespace");
-        assumeTrue(run("ip", "-V") == 0, "needs iproute2 (ip)");
-        String ns = "ringwire-mcast-" + ProcessHandle.current().pid();
-        assumeTrue(run("ip", "netns", "add", ns) == 0, "cannot create a network namespace");
-        try {
-            assumeTrue(run("ip", "-n", ns, "link", "set", "lo", "up") == 0
-                && run("ip", "-n", ns, "link", "set", "lo", "multicast", "on") == 0, "cannot set up its loopback");
-            CompletableFuture<String> entered = new CompletableFuture<>();
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            Thread.ofPlatform().name("in-" + ns).start(() -> {
-                try {
-                    enter(ns);
-                    entered.complete(null);
-                } catch (Throwable t) {
-                    entered.complete(String.valueOf(t)); // (a container may let us create it but not enter it)
-                    return;
-                }
-                try {
-                    scenario();
-                    done.complete(null);
-                } catch (Throwable t) {
-                    done.completeExceptionally(t);
-                }
+        try (TestNamespace ns = TestNamespace.create("mcast",
+            List.of(List.of("ip", "link", "set", "lo", "multicast", "on")))) {
+            ns.runInside(() -> {
+                scenario();
+                return null;
             });
-            String notEntered = entered.get(60, TimeUnit.SECONDS);
-            assumeTrue(notEntered == null, () -> "cannot enter the network namespace: " + notEntered);
-            done.get(60, TimeUnit.SECONDS);
-        } finally {
-            run("ip", "netns", "del", ns);
-        }
-    }
-
-    /** Moves this thread into the namespace: the sockets it opens from now on live there. */
-    private static void enter(String ns) throws IOException {
-        int fd = Libc.open("/var/run/netns/" + ns, 0x80000 /* O_RDONLY | O_CLOEXEC */);
-        if (fd < 0) {
-            throw new IOException("open /var/run/netns/" + ns + ": " + fd);
-        }
-        try {
-            int r = Libc.setns(fd, CLONE_NEWNET);
-            if (r != 0) {
-                throw new IOException("setns: " + r);
-            }
-        } finally {
-            Libc.close(fd);
         }
     }
 

@@ -53,7 +53,9 @@ public final class SocketConstants {
     public static final int TCP_KEEPCNT = 6;
     public static final int TCP_QUICKACK = 12;
     public static final int TCP_USER_TIMEOUT = 18;
+    public static final int TCP_INFO = 11;
     public static final int TCP_FASTOPEN = 23;
+    public static final int TCP_FASTOPEN_CONNECT = 30;
     public static final int TCP_NOTSENT_LOWAT = 25;
 
     public static final int SHUT_RD = 0;

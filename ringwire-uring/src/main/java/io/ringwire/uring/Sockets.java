@@ -82,6 +82,27 @@ public final class Sockets {
     }
 
     /**
+     * Reads an option whose value is a struct (e.g. {@code tcp_info}).
+     *
+     * @param fd     the socket
+     * @param level  the level
+     * @param name   the option
+     * @param length the bytes to ask for
+     * @return what the kernel wrote (possibly fewer bytes)
+     * @throws NativeIoException on failure
+     */
+    public static byte[] getBytes(int fd, int level, int name, int length) throws NativeIoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(length, 8);
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, length);
+            NativeIoException.check(Libc.getsockopt(fd, level, name, v, len),
+                "getsockopt(" + level + ", " + name + ")");
+            return v.asSlice(0, Math.min(length, len.get(JAVA_INT, 0))).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        }
+    }
+
+    /**
      * Sets an option whose value is a struct, given as its bytes (e.g. {@code ip_mreqn}, {@code ipv6_mreq}).
      *
      * @param fd    the socket
