@@ -1216,9 +1216,10 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         }
 
         /**
-         * A send found the connection not yet made: with TCP_FASTOPEN_CONNECT, connect returned at once, and when no
-         * Fast Open cookie is cached the first send only starts the handshake (EINPROGRESS; the bytes were not
-         * taken). One POLL_ADD for POLLOUT waits for the connection, then the write goes again.
+         * A send found the connection not yet made (EINPROGRESS, EALREADY: the bytes were not taken). With
+         * TCP_FASTOPEN_CONNECT the kernel defers connect when it holds a cookie, and the first send carries the SYN;
+         * should that send not complete the connection, it says EINPROGRESS. Defensive: Linux 6.18 was not seen to
+         * do it (FastOpenTest passes without this). One POLL_ADD for POLLOUT waits, then the write goes again.
          */
         private void waitForConnection() {
             RingwireIoRegistration r = registration;
