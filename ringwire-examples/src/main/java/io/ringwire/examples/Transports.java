@@ -121,18 +121,7 @@ public final class Transports {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, factory);
-        try {
-            return new ServerBootstrap()
-                .group(group)
-                .channel(channel)
-                .option(ChannelOption.SO_BACKLOG, 4096)
-                .childHandler(childHandler)
-                .bind(address).sync().channel();
-        } catch (RuntimeException | InterruptedException e) {
-            group.shutdownGracefully();
-            throw e;
-        }
+        return bindServer(new ServerBootstrap(), threads, factory, channel, address, childHandler);
     }
 
     /**
@@ -216,13 +205,20 @@ public final class Transports {
             }
             default -> throw new IllegalArgumentException("unknown transport '" + transport + "': use one of " + NAMES);
         }
+        return bindServer(new ServerBootstrap().childOption(ChannelOption.TCP_NODELAY, true), threads, factory,
+            channel, address, childHandler);
+    }
+
+    /** Binds {@code bootstrap} on a new group of {@code threads} loops; the group is shut down if that fails. */
+    private static Channel bindServer(ServerBootstrap bootstrap, int threads, IoHandlerFactory factory,
+                                      Class<? extends ServerChannel> channel, java.net.SocketAddress address,
+                                      ChannelHandler childHandler) throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, factory);
         try {
-            return new ServerBootstrap()
+            return bootstrap
                 .group(group)
                 .channel(channel)
                 .option(ChannelOption.SO_BACKLOG, 4096)
-                .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(childHandler)
                 .bind(address).sync().channel();
         } catch (RuntimeException | InterruptedException e) {

@@ -4,8 +4,6 @@ import io.ringwire.examples.FileServer;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -54,14 +52,20 @@ final class FileLoadGenerator {
 
     private final ByteBuffer in = ByteBuffer.allocateDirect(256 * 1024);
     private final Histogram latency = new Histogram(60_000_000_000L, 3);
-    private boolean inWindow;
+    private MeasuredWindow window;
     private long files;
     private long asked;
     private long mismatches;
     private long errors;
 
     LoadGenerator.Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow) throws IOException {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        window = new MeasuredWindow(warmupOver, seconds, onWindow, () -> {
+            latency.reset();
+            files = 0;
+            asked = 0;
+            mismatches = 0;
+            errors = 0;
+        });
         Conn[] all = new Conn[conns];
         try (Selector selector = Selector.open()) {
             for (int i = 0; i < conns; i++) {
@@ -75,27 +79,9 @@ final class FileLoadGenerator {
             for (Conn c : all) {
                 ask(c, System.nanoTime());
             }
-            long windowEnd = Long.MAX_VALUE;
-            long cpuStart = 0;
             for (;;) {
-                long now = System.nanoTime();
-                if (!inWindow && warmupOver.getAsBoolean()) {
-                    inWindow = true;
-                    windowEnd = now + (long) (seconds * 1e9);
-                    onWindow.run();
-                    cpuStart = threads.getCurrentThreadCpuTime();
-                    latency.reset();
-                    files = 0;
-                    asked = 0;
-                    mismatches = 0;
-                    errors = 0;
-                }
-                if (now >= windowEnd) {
-                    onWindow.run();
-                    double cpu = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
-                    Histogram none = new Histogram(1_000_000L, 1);
-                    return new LoadGenerator.Result(files, 0, asked, seconds, latency, none, none, mismatches,
-                        errors, cpu);
+                if (window.tick(System.nanoTime())) {
+                    return window.close(files, asked, latency, mismatches, errors);
                 }
                 if (selector.select(10) > 0) {
                     for (SelectionKey k : selector.selectedKeys()) {
@@ -157,7 +143,7 @@ final class FileLoadGenerator {
             }
             if (c.received == size) {
                 long now = System.nanoTime();
-                if (inWindow) {
+                if (window.isOpen()) {
                     files++;
                     latency.recordValue(Math.max(0, now - c.askedAt));
                 }

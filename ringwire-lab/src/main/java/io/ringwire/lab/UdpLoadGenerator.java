@@ -3,8 +3,6 @@ package io.ringwire.lab;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
 import java.net.StandardProtocolFamily;
@@ -56,7 +54,7 @@ final class UdpLoadGenerator {
     private final ByteBuffer out = ByteBuffer.allocateDirect(65_536);
     private final ByteBuffer in = ByteBuffer.allocateDirect(65_536);
     private final Histogram latency = new Histogram(60_000_000_000L, 3);
-    private boolean inWindow;
+    private MeasuredWindow window;
     private long messages;
     private long sent;
     private long mismatches;
@@ -70,7 +68,13 @@ final class UdpLoadGenerator {
      * @throws IOException if the sockets cannot be opened
      */
     LoadGenerator.Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow) throws IOException {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        window = new MeasuredWindow(warmupOver, seconds, onWindow, () -> {
+            latency.reset();
+            messages = 0;
+            sent = 0;
+            mismatches = 0;
+            errors = 0;
+        });
         Client[] all = new Client[clients];
         try (Selector selector = Selector.open()) {
             long now = System.nanoTime();
@@ -86,28 +90,11 @@ final class UdpLoadGenerator {
             for (Client c : all) {
                 fill(c, now);
             }
-            long windowEnd = Long.MAX_VALUE;
-            long cpuStart = 0;
             long nextLossCheck = now + LOSS_MILLIS * 1_000_000 / 4;
             for (;;) {
                 now = System.nanoTime();
-                if (!inWindow && warmupOver.getAsBoolean()) {
-                    inWindow = true;
-                    windowEnd = now + (long) (seconds * 1e9);
-                    onWindow.run();
-                    cpuStart = threads.getCurrentThreadCpuTime();
-                    latency.reset();
-                    messages = 0;
-                    sent = 0;
-                    mismatches = 0;
-                    errors = 0;
-                }
-                if (now >= windowEnd) {
-                    onWindow.run();
-                    double cpu = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
-                    Histogram none = new Histogram(1_000_000L, 1);
-                    return new LoadGenerator.Result(messages, 0, sent, seconds, latency, none, none, mismatches,
-                        errors, cpu);
+                if (window.tick(now)) {
+                    return window.close(messages, sent, latency, mismatches, errors);
                 }
                 if (selector.select(10) > 0) {
                     for (SelectionKey k : selector.selectedKeys()) {
@@ -186,7 +173,7 @@ final class UdpLoadGenerator {
                     mismatches++;
                 }
             }
-            if (inWindow) {
+            if (window.isOpen()) {
                 messages++;
                 latency.recordValue(Math.max(0, now - sentAt));
             }
