@@ -1,10 +1,6 @@
 package io.ringwire.examples;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.epoll.EpollDatagramChannel;
-import io.netty.channel.uring.IoUringDatagramChannel;
-import io.netty.channel.socket.nio.NioDatagramChannel;
-import io.ringwire.transport.RingwireDatagramChannel;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -13,19 +9,29 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.uring.IoUringDatagramChannel;
 import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerDomainSocketChannel;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.ringwire.transport.RingwireCounters;
+import io.ringwire.transport.RingwireDatagramChannel;
 import io.ringwire.transport.RingwireIoHandler;
+import io.ringwire.transport.RingwireServerDomainSocketChannel;
 import io.ringwire.transport.RingwireServerSocketChannel;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The one place the examples pick a transport: the same server program runs on Ringwire or on one of Netty's own
@@ -34,6 +40,28 @@ import java.util.List;
 public final class Transports {
     /** The transport names every example accepts. */
     public static final List<String> NAMES = List.of("ringwire", "netty-epoll", "netty-io_uring", "netty-nio");
+
+    /** What one transport brings: its IoHandler factory and its channel classes. */
+    private record Kind(Supplier<IoHandlerFactory> factory, Class<? extends ServerChannel> serverSocket,
+                        Class<? extends ServerChannel> serverDomainSocket, Class<? extends Channel> datagram) { }
+
+    private static final Map<String, Kind> KINDS = Map.of(
+        "ringwire", new Kind(RingwireIoHandler::newFactory, RingwireServerSocketChannel.class,
+            RingwireServerDomainSocketChannel.class, RingwireDatagramChannel.class),
+        "netty-epoll", new Kind(EpollIoHandler::newFactory, EpollServerSocketChannel.class,
+            EpollServerDomainSocketChannel.class, EpollDatagramChannel.class),
+        "netty-io_uring", new Kind(IoUringIoHandler::newFactory, IoUringServerSocketChannel.class,
+            IoUringServerDomainSocketChannel.class, IoUringDatagramChannel.class),
+        "netty-nio", new Kind(NioIoHandler::newFactory, NioServerSocketChannel.class,
+            NioServerDomainSocketChannel.class, NioDatagramChannel.class));
+
+    private static Kind kind(String transport) {
+        Kind k = KINDS.get(transport);
+        if (k == null) {
+            throw new IllegalArgumentException("unknown transport '" + transport + "': use one of " + NAMES);
+        }
+        return k;
+    }
 
     private Transports() { }
 
@@ -93,35 +121,17 @@ public final class Transports {
      */
     public static Channel startDomainServer(String transport, java.nio.file.Path path, int threads,
                                             ChannelHandler childHandler) throws InterruptedException {
-        IoHandlerFactory factory;
-        Class<? extends ServerChannel> channel;
-        java.net.SocketAddress address = new io.netty.channel.unix.DomainSocketAddress(path.toFile());
-        switch (transport) {
-            case "ringwire" -> {
-                factory = RingwireIoHandler.newFactory();
-                channel = io.ringwire.transport.RingwireServerDomainSocketChannel.class;
-            }
-            case "netty-epoll" -> {
-                factory = EpollIoHandler.newFactory();
-                channel = io.netty.channel.epoll.EpollServerDomainSocketChannel.class;
-            }
-            case "netty-io_uring" -> {
-                factory = IoUringIoHandler.newFactory();
-                channel = io.netty.channel.uring.IoUringServerDomainSocketChannel.class;
-            }
-            case "netty-nio" -> {
-                factory = NioIoHandler.newFactory();
-                channel = io.netty.channel.socket.nio.NioServerDomainSocketChannel.class;
-                address = java.net.UnixDomainSocketAddress.of(path); // NIO's takes the JDK's address type
-            }
-            default -> throw new IllegalArgumentException("unknown transport '" + transport + "': use one of " + NAMES);
-        }
+        Kind k = kind(transport);
+        java.net.SocketAddress address = "netty-nio".equals(transport)
+            ? java.net.UnixDomainSocketAddress.of(path) // NIO's takes the JDK's address type
+            : new io.netty.channel.unix.DomainSocketAddress(path.toFile());
         try {
             java.nio.file.Files.deleteIfExists(path);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        return bindServer(new ServerBootstrap(), threads, factory, channel, address, childHandler);
+        return bindServer(new ServerBootstrap(), threads, k.factory().get(), k.serverDomainSocket(), address,
+            childHandler);
     }
 
     /**
@@ -136,32 +146,12 @@ public final class Transports {
      */
     public static Channel startDatagram(String transport, InetSocketAddress address, ChannelHandler handler)
         throws InterruptedException {
-        IoHandlerFactory factory;
-        Class<? extends Channel> channel;
-        switch (transport) {
-            case "ringwire" -> {
-                factory = RingwireIoHandler.newFactory();
-                channel = RingwireDatagramChannel.class;
-            }
-            case "netty-epoll" -> {
-                factory = EpollIoHandler.newFactory();
-                channel = EpollDatagramChannel.class;
-            }
-            case "netty-io_uring" -> {
-                factory = IoUringIoHandler.newFactory();
-                channel = IoUringDatagramChannel.class;
-            }
-            case "netty-nio" -> {
-                factory = NioIoHandler.newFactory();
-                channel = NioDatagramChannel.class;
-            }
-            default -> throw new IllegalArgumentException("unknown transport '" + transport + "': use one of " + NAMES);
-        }
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, factory);
+        Kind k = kind(transport);
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, k.factory().get());
         try {
             return new Bootstrap()
                 .group(group)
-                .channel(channel)
+                .channel(k.datagram())
                 .option(ChannelOption.SO_RCVBUF, 4 << 20)
                 .option(ChannelOption.SO_SNDBUF, 4 << 20)
                 .handler(handler)
@@ -184,29 +174,9 @@ public final class Transports {
      */
     public static Channel startServer(String transport, InetSocketAddress address, int threads,
                                       ChannelHandler childHandler) throws InterruptedException {
-        IoHandlerFactory factory;
-        Class<? extends ServerChannel> channel;
-        switch (transport) {
-            case "ringwire" -> {
-                factory = RingwireIoHandler.newFactory();
-                channel = RingwireServerSocketChannel.class;
-            }
-            case "netty-epoll" -> {
-                factory = EpollIoHandler.newFactory();
-                channel = EpollServerSocketChannel.class;
-            }
-            case "netty-io_uring" -> {
-                factory = IoUringIoHandler.newFactory();
-                channel = IoUringServerSocketChannel.class;
-            }
-            case "netty-nio" -> {
-                factory = NioIoHandler.newFactory();
-                channel = NioServerSocketChannel.class;
-            }
-            default -> throw new IllegalArgumentException("unknown transport '" + transport + "': use one of " + NAMES);
-        }
-        return bindServer(new ServerBootstrap().childOption(ChannelOption.TCP_NODELAY, true), threads, factory,
-            channel, address, childHandler);
+        Kind k = kind(transport);
+        return bindServer(new ServerBootstrap().childOption(ChannelOption.TCP_NODELAY, true), threads,
+            k.factory().get(), k.serverSocket(), address, childHandler);
     }
 
     /** Binds {@code bootstrap} on a new group of {@code threads} loops; the group is shut down if that fails. */

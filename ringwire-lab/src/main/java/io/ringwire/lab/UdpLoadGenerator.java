@@ -17,19 +17,28 @@ import java.util.function.BooleanSupplier;
  * The UDP echo workload's load generator: {@code clients} connected datagram sockets on one NIO selector thread, each
  * keeping {@code depth} datagrams in flight (closed loop). Every datagram carries its sequence number and send time,
  * then bytes that follow from the sequence number, and every echo is checked byte for byte. A client that hears
- * nothing for {@value #LOSS_MILLIS} ms counts what it had in flight as lost (errors) and sends afresh, so a dropped
+ * nothing for the loss timeout ({@value #LOSS_MILLIS} ms in the lab) counts what it had in flight as lost (errors) and sends afresh, so a dropped
  * datagram costs a pause, not the run.
  */
 final class UdpLoadGenerator {
     static final int HEADER = 16;
-    private static final long LOSS_MILLIS = 200;
+    /** The lab's loss timeout. */
+    static final long LOSS_MILLIS = 200;
 
     private final InetSocketAddress server;
     private final int clients;
     private final int size;
     private final int depth;
+    private final long lossNanos;
 
     UdpLoadGenerator(InetSocketAddress server, int clients, int size, int depth) {
+        this(server, clients, size, depth, LOSS_MILLIS);
+    }
+
+    /**
+     * @param lossMillis how long a client waits for an answer before it counts its datagrams in flight as lost
+     */
+    UdpLoadGenerator(InetSocketAddress server, int clients, int size, int depth, long lossMillis) {
         if (clients < 1 || depth < 1 || size < HEADER || size > 65_000) {
             throw new IllegalArgumentException("need clients ≥ 1, depth ≥ 1 and " + HEADER + " ≤ size ≤ 65000: "
                 + clients + ", " + depth + ", " + size);
@@ -38,6 +47,7 @@ final class UdpLoadGenerator {
         this.clients = clients;
         this.size = size;
         this.depth = depth;
+        this.lossNanos = lossMillis * 1_000_000;
     }
 
     private static final class Client {
@@ -90,7 +100,7 @@ final class UdpLoadGenerator {
             for (Client c : all) {
                 fill(c, now);
             }
-            long nextLossCheck = now + LOSS_MILLIS * 1_000_000 / 4;
+            long nextLossCheck = now + lossNanos / 4;
             for (;;) {
                 now = System.nanoTime();
                 if (window.tick(now)) {
@@ -103,9 +113,9 @@ final class UdpLoadGenerator {
                     selector.selectedKeys().clear();
                 }
                 if (now >= nextLossCheck) {
-                    nextLossCheck = now + LOSS_MILLIS * 1_000_000 / 4;
+                    nextLossCheck = now + lossNanos / 4;
                     for (Client c : all) {
-                        if (now - c.lastHeard > LOSS_MILLIS * 1_000_000) {
+                        if (now - c.lastHeard > lossNanos) {
                             errors += c.outstanding; // lost on the way (a full socket buffer drops datagrams)
                             c.outstanding = 0;
                             c.lastHeard = now;

@@ -99,12 +99,94 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
 
     /** Opens a non-blocking TCP socket of the family, as a constructor argument (hence unchecked). */
     static int openStream(io.netty.channel.socket.InternetProtocolFamily family) {
+        return openSocket(inetFamily(family), io.ringwire.uring.SocketConstants.SOCK_STREAM);
+    }
+
+    /** @return AF_INET6 or AF_INET */
+    static int inetFamily(io.netty.channel.socket.InternetProtocolFamily family) {
+        return family == io.netty.channel.socket.InternetProtocolFamily.IPv6
+            ? io.ringwire.uring.SocketConstants.AF_INET6 : io.ringwire.uring.SocketConstants.AF_INET;
+    }
+
+    /**
+     * Opens a non-blocking socket, as a constructor argument (hence unchecked).
+     *
+     * @param family {@code AF_INET}, {@code AF_INET6}, {@code AF_UNIX}
+     * @param type   {@code SOCK_STREAM} or {@code SOCK_DGRAM}
+     */
+    static int openSocket(int family, int type) {
         try {
-            return Sockets.open(family == io.netty.channel.socket.InternetProtocolFamily.IPv6
-                ? io.ringwire.uring.SocketConstants.AF_INET6 : io.ringwire.uring.SocketConstants.AF_INET,
-                io.ringwire.uring.SocketConstants.SOCK_STREAM);
+            return Sockets.open(family, type);
         } catch (NativeIoException e) {
             throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** All of the address space, to copy between two native addresses without a segment per copy. */
+    private static final java.lang.foreign.MemorySegment ALL_MEMORY =
+        java.lang.foreign.MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    /**
+     * Moves {@code n} bytes from {@code src} to {@code dst}. Native to native when both addresses are known: one
+     * memcpy and no garbage (Netty's {@code writeBytes(ByteBuffer)} allocates a ByteBuffer view of each new pooled
+     * buffer when sun.misc.Unsafe is off, as it is by default on JDK 24+).
+     *
+     * @param srcAddress the native address of {@code src}'s index 0 (not of its position), or 0 if unknown
+     */
+    static void copy(java.nio.ByteBuffer src, long srcAddress, ByteBuf dst, int n) {
+        int position = src.position();
+        if (srcAddress != 0 && dst.hasMemoryAddress()) {
+            int writerIndex = dst.writerIndex();
+            java.lang.foreign.MemorySegment.copy(ALL_MEMORY, srcAddress + position, ALL_MEMORY,
+                dst.memoryAddress() + writerIndex, n);
+            dst.writerIndex(writerIndex + n);
+            src.position(position + n);
+            return;
+        }
+        int limit = src.limit();
+        src.limit(position + n);
+        dst.writeBytes(src);
+        src.limit(limit);
+    }
+
+    /**
+     * Messages of a write the kernel still reads, retained after the outbound buffer let go of them (it is failed on
+     * close and shutdownOutput, which releases what it holds); released by that write's last completion.
+     */
+    private java.util.List<Object> heldForKernel;
+
+    /**
+     * Retains the first {@code count} flushed messages of {@code in} until {@link #releaseHeldForKernel()}: call before
+     * the outbound buffer is failed while a write of them is in flight. Once per write: a second call keeps the first.
+     */
+    final void holdForKernel(io.netty.channel.ChannelOutboundBuffer in, int count) {
+        if (heldForKernel != null || in == null) {
+            return;
+        }
+        java.util.List<Object> held = new java.util.ArrayList<>();
+        int[] left = {count};
+        try {
+            in.forEachFlushedMessage(msg -> {
+                if (left[0]-- <= 0) {
+                    return false;
+                }
+                held.add(ReferenceCountUtil.retain(msg));
+                return true;
+            });
+        } catch (Exception e) {
+            logger.debug("retaining in-flight messages failed", e);
+        }
+        heldForKernel = held;
+    }
+
+    /** The write the kernel read from has completed: what {@link #holdForKernel} retained goes back. */
+    final void releaseHeldForKernel() {
+        java.util.List<Object> held = heldForKernel;
+        if (held != null) {
+            heldForKernel = null;
+            for (Object msg : held) {
+                ReferenceCountUtil.release(msg);
+            }
         }
     }
 

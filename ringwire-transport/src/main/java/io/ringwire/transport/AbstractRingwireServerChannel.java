@@ -4,7 +4,6 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ServerChannel;
 import io.ringwire.uring.Errno;
-import io.ringwire.uring.IoUringCqe;
 import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.SocketConstants;
 import io.ringwire.uring.Sockets;
@@ -118,8 +117,7 @@ public abstract class AbstractRingwireServerChannel extends AbstractRingwireChan
             if (opcode != IORING_OP_ACCEPT) {
                 return; // our own ASYNC_CANCELs
             }
-            boolean more = IoUringCqe.hasMore(flags);
-            readCompleted(data, flags);
+            boolean more = !readCompleted(data, flags);
             if (res >= 0) {
                 accepted(res);
                 return;

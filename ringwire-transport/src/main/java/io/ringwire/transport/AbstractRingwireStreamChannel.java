@@ -23,7 +23,6 @@ import io.ringwire.uring.Libc;
 import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.SockAddr;
 import io.ringwire.uring.SocketConstants;
-import io.ringwire.uring.Sockets;
 import io.ringwire.uring.SubmissionQueue;
 
 import java.io.IOException;
@@ -71,8 +70,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel implements DuplexChannel {
     private static final int IOV_MAX = 1024;
-    /** All of the address space, to copy between two native addresses without a segment per copy. */
-    private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final int MSGHDR_SIZE = 56;
 
     /** The channel's options; set by the subclass's constructor. */
@@ -87,7 +84,6 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     private int smallRecvs;
     /** The shared ring was empty for this connection's last receive (ENOBUFS): the next one is direct. */
     private boolean ringDry;
-    /** The kernel refused an SQE for reading (SQ full, nothing taken): arm again next iteration. */
     private boolean readInBatch;
     private boolean eofSeen;
     private boolean recvNeedsRearm;
@@ -109,6 +105,16 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     /** user_data data of the POLL_ADD that waits for socket space between two sendfile calls. */
     static final int WRITE_POLL = 1;
 
+    private boolean pendingInputTaskScheduled;
+
+    private ChannelPromise connectPromise;
+    private Future<?> connectTimeout;
+    private SocketAddress requestedRemote;
+
+    AbstractRingwireStreamChannel(Channel parent, int fd, boolean active) {
+        super(parent, fd, active);
+    }
+
     private void closeSendfileFd() {
         if (sendfileFd >= 0 && sendfileOwnsFd) {
             Libc.close(sendfileFd);
@@ -122,18 +128,6 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             fileChunk.release();
             fileChunk = null;
         }
-    }
-    private boolean pendingInputTaskScheduled;
-
-    /** Buffers of an in-flight write kept alive after the outbound buffer let go of them (close, shutdown). */
-    private java.util.List<ByteBuf> heldForKernel;
-
-    private ChannelPromise connectPromise;
-    private Future<?> connectTimeout;
-    private SocketAddress requestedRemote;
-
-    AbstractRingwireStreamChannel(Channel parent, int fd, boolean active) {
-        super(parent, fd, active);
     }
 
     /**
@@ -601,8 +595,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 directRecvComplete(res, flags);
                 return;
             }
-            boolean more = IoUringCqe.hasMore(flags);
-            readCompleted(data, flags);
+            boolean ended = readCompleted(data, flags);
             RingwireIoRegistration r = registration;
             RingwireIoHandler h = r.handler();
             if (res > 0) {
@@ -629,7 +622,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             } else if (res != -Errno.ECANCELED) {
                 readError = new NativeIoException("recv", res);
             }
-            if (!more) {
+            if (ended) {
                 recvNeedsRearm = true;
             }
             r.notifyAfterCompletions();
@@ -758,29 +751,6 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             messagesThisLoop++;
         }
 
-        /**
-         * Moves {@code n} bytes from {@code src} to {@code dst}. Native to native when both addresses are known: one
-         * memcpy and no garbage (Netty's {@code writeBytes(ByteBuffer)} allocates a ByteBuffer view of each new
-         * pooled buffer when sun.misc.Unsafe is off, as it is by default on JDK 24+).
-         *
-         * @param srcAddress the native address of {@code src}'s index 0 (not of its position), or 0 if unknown
-         */
-        private static void copy(ByteBuffer src, long srcAddress, ByteBuf dst, int n) {
-            int position = src.position();
-            if (srcAddress != 0 && dst.hasMemoryAddress()) {
-                int writerIndex = dst.writerIndex();
-                MemorySegment.copy(ALL_MEMORY, srcAddress + position, ALL_MEMORY,
-                    dst.memoryAddress() + writerIndex, n);
-                dst.writerIndex(writerIndex + n);
-                src.position(position + n);
-                return;
-            }
-            int limit = src.limit();
-            src.limit(position + n);
-            dst.writeBytes(src);
-            src.limit(limit);
-        }
-
         private void stash(ByteBuffer src, ByteBufAllocator alloc) {
             if (pendingInput == null) {
                 pendingInput = alloc.directBuffer(src.remaining());
@@ -880,18 +850,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 return;
             }
             if (inFlight(WRITE)) {
-                java.util.List<ByteBuf> held = new java.util.ArrayList<>();
-                try {
-                    in.forEachFlushedMessage(msg -> {
-                        if (msg instanceof ByteBuf b) {
-                            held.add(b.retain());
-                        }
-                        return true;
-                    });
-                } catch (Exception e) {
-                    logger.debug("retaining in-flight buffers failed", e);
-                }
-                heldForKernel = held;
+                holdForKernel(in, in.size()); // (a FileRegion's piece in flight is the channel's own buffer)
                 return;
             }
             if (!gather(in)) {
@@ -1120,8 +1079,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 return true;
             }
             if (n == -Errno.EAGAIN) {
-                r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false, r.nextUserData(IORING_OP_POLL_ADD, WRITE_POLL));
-                startedWrite(IORING_OP_POLL_ADD, WRITE_POLL);
+                armWritePoll(r); // (its SQE was reserved before this write began)
                 return true;
             }
             if (n == -Errno.EINVAL || n == -Errno.ENOSYS || n == -Errno.EOPNOTSUPP) {
@@ -1179,15 +1137,6 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             }
         }
 
-        private void releaseHeldForKernel() {
-            if (heldForKernel != null) {
-                for (ByteBuf b : heldForKernel) {
-                    b.release();
-                }
-                heldForKernel = null;
-            }
-        }
-
         private void writeComplete(int res) {
             ended(WRITE);
             releaseHeldForKernel();
@@ -1230,6 +1179,11 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 r.retryNextIteration(); // the write is tried again; it waits here once more if still connecting
                 return;
             }
+            armWritePoll(r);
+        }
+
+        /** One POLL_ADD for POLLOUT, in place of the write, whose completion writes again; the SQE is reserved. */
+        private void armWritePoll(RingwireIoRegistration r) {
             r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false, r.nextUserData(IORING_OP_POLL_ADD, WRITE_POLL));
             startedWrite(IORING_OP_POLL_ADD, WRITE_POLL);
         }

@@ -34,11 +34,7 @@ final class DomainSockets {
 
     /** Opens a non-blocking AF_UNIX stream socket, as a constructor argument (hence unchecked). */
     static int openStream() {
-        try {
-            return Sockets.open(SocketConstants.AF_UNIX, SocketConstants.SOCK_STREAM);
-        } catch (NativeIoException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        return AbstractRingwireChannel.openSocket(SocketConstants.AF_UNIX, SocketConstants.SOCK_STREAM);
     }
 
     /**

@@ -30,8 +30,6 @@ import java.net.PortUnreachableException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.NotYetConnectedException;
-import java.util.ArrayList;
-import java.util.List;
 
 import static io.ringwire.uring.IoUringConstants.IORING_OP_RECVMSG;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG;
@@ -92,8 +90,6 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
     private long sendsInFlight;
     private int sendsInBatch;
     private final int[] sendResults = new int[MAX_SENDS];
-    /** Buffers of the batch in flight kept alive after the outbound buffer let go of them (close). */
-    private List<Object> heldForKernel;
 
     /** A dual-stack socket when the host has IPv6, otherwise IPv4. */
     public RingwireDatagramChannel() {
@@ -104,9 +100,11 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
      * @param family the address family to open the socket in
      */
     public RingwireDatagramChannel(InternetProtocolFamily family) {
-        super(null, openDatagram(family), false);
+        super(null, openSocket(inetFamily(family), SocketConstants.SOCK_DGRAM), false);
         this.ipv6 = family == InternetProtocolFamily.IPv6;
         this.config = new RingwireDatagramChannelConfig(this);
+        // the multishot RECVMSG's msghdr template: room for a sockaddr_in6 in each ring buffer, no control, no iovecs
+        nativeArea.set(JAVA_INT, MULTISHOT_HDR + 8, NAME_ROOM);
     }
 
     /**
@@ -118,15 +116,6 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
             case INET6 -> InternetProtocolFamily.IPv6;
             default -> throw new IllegalArgumentException("a UDP socket is INET or INET6, not " + family);
         });
-    }
-
-    private static int openDatagram(InternetProtocolFamily family) {
-        try {
-            return Sockets.open(family == InternetProtocolFamily.IPv6 ? SocketConstants.AF_INET6
-                : SocketConstants.AF_INET, SocketConstants.SOCK_DGRAM);
-        } catch (NativeIoException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     boolean isIpv6() {
@@ -232,8 +221,6 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
         boolean ringFits = ring != null && !ring.isIncremental() && room >= unsafe().recvBufAllocHandle().guess();
         if (ringFits && !ringDry && config.isAutoRead() && h.config().multishotRecv()) {
             long hdr = nativeArea.address() + MULTISHOT_HDR;
-            nativeArea.asSlice(MULTISHOT_HDR, MSGHDR_SIZE).fill((byte) 0);
-            nativeArea.set(JAVA_INT, MULTISHOT_HDR + 8, NAME_ROOM); // msg_namelen; no control, no iovecs
             // MSG_TRUNC: io_uring_recvmsg_out.payloadlen then says a cut datagram's real length
             r.sq().prepRecvmsgMultishot(fd, hdr, SocketConstants.MSG_TRUNC, RingwireIoHandler.RECV_BUFFER_GROUP,
                 r.nextUserData(IORING_OP_RECVMSG, MULTISHOT));
@@ -575,9 +562,9 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
                         truncated(payloadLength, Math.max(room, 0), sender);
                     } else {
                         int payloadOffset = buffers.dataOffset(bid) + RECVMSG_OUT_SIZE + NAME_ROOM;
-                        ByteBuffer payload = h.recvBufferView(bid, payloadOffset, payloadLength);
                         ByteBuf buf = config.getAllocator().directBuffer(payloadLength);
-                        buf.writeBytes(payload);
+                        copy(h.recvBufferView(bid, payloadOffset, payloadLength), buffers.address(bid), buf,
+                            payloadLength);
                         received(buf, sender);
                     }
                 } finally {
@@ -660,24 +647,9 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
         }
 
         private void holdBatchForKernel() {
-            ChannelOutboundBuffer in = outboundBuffer();
-            if (sendsInFlight == 0 || in == null || heldForKernel != null) {
-                return;
+            if (sendsInFlight != 0) {
+                holdForKernel(outboundBuffer(), sendsInBatch);
             }
-            List<Object> held = new ArrayList<>();
-            int[] left = {sendsInBatch};
-            try {
-                in.forEachFlushedMessage(msg -> {
-                    if (left[0]-- <= 0) {
-                        return false;
-                    }
-                    held.add(io.netty.util.ReferenceCountUtil.retain(msg));
-                    return true;
-                });
-            } catch (Exception e) {
-                logger.debug("retaining in-flight datagrams failed", e);
-            }
-            heldForKernel = held;
         }
 
         @Override
@@ -732,16 +704,19 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
             long region = h.scratch(size);
             MemorySegment s = h.scratchSegment();
             long off = region - s.address();
-            s.asSlice(off, MSGHDR_SIZE + SockAddr.STORAGE_SIZE).fill((byte) 0);
             long name = region + MSGHDR_SIZE;
             long iov = name + SockAddr.STORAGE_SIZE;
-            if (recipient != null) {
-                int len = SockAddr.write(recipient, s.asSlice(off + MSGHDR_SIZE, SockAddr.STORAGE_SIZE), ipv6);
-                s.set(JAVA_LONG, off, name);
-                s.set(JAVA_INT, off + 8, len);
-            }
+            // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }, every field set
+            int nameLength = recipient == null ? 0
+                : SockAddr.write(recipient, s.asSlice(off + MSGHDR_SIZE, SockAddr.STORAGE_SIZE), ipv6);
+            s.set(JAVA_LONG, off, recipient == null ? 0 : name);
+            s.set(JAVA_INT, off + 8, nameLength);
+            s.set(JAVA_INT, off + 12, 0);
             s.set(JAVA_LONG, off + 16, iov);
             s.set(JAVA_LONG, off + 24, iovecs);
+            s.set(JAVA_LONG, off + 32, 0);
+            s.set(JAVA_LONG, off + 40, 0);
+            s.set(JAVA_LONG, off + 48, 0);
             long iovOff = off + MSGHDR_SIZE + SockAddr.STORAGE_SIZE;
             if (parts == null) {
                 s.set(JAVA_LONG, iovOff, single);
@@ -771,12 +746,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
             }
             int n = sendsInBatch;
             sendsInBatch = 0;
-            if (heldForKernel != null) {
-                for (Object o : heldForKernel) {
-                    io.netty.util.ReferenceCountUtil.release(o);
-                }
-                heldForKernel = null;
-            }
+            releaseHeldForKernel();
             ChannelOutboundBuffer in = outboundBuffer();
             if (in == null) {
                 return; // closed: the outbound buffer was failed already
