@@ -438,7 +438,7 @@ public final class Lab implements Callable<Integer> {
     /** Two results.json side by side. */
     @Command(name = "compare", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         description = {"Compares two results.json (e.g. before and after a change): per workload and server, the "
-            + "ratio new/old of server CPU per message and of the rate, with a 95 % bootstrap interval over the runs "
+            + "ratio new/old of server CPU per message and of the rate, with a 95 %% bootstrap interval over the runs "
             + "and whether the change is measurable (the runs' min-max ranges do not overlap)."})
     static final class CompareCommand implements Callable<Integer> {
         @CommandLine.Parameters(index = "0", paramLabel = "OLD", description = "the baseline results.json")
