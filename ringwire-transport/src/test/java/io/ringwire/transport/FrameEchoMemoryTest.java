@@ -1,0 +1,145 @@
+package io.ringwire.transport;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A bulk stream of small frames echoed through Netty's frame decoder (each frame a retained slice of the decoder's
+ * cumulation, written in channelRead and flushed in channelReadComplete, as the lab's rpc and single-stream servers
+ * do) keeps the server's memory bounded. The decoder can discard the bytes it has read only while no slice of its
+ * cumulation is held, which with asynchronous sends is never; if its next bytes are appended in place (the echo's
+ * SEND reaped before the next receive), the cumulation grows with the whole stream and is copied at each growth. The
+ * receive order Ringwire keeps for a socket with more waiting (the next RECV before the SEND) prevents that: this
+ * test failed (the cumulation grew to the whole 64 MiB stream) when the SEND went first.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class FrameEchoMemoryTest {
+    private static final int FRAME = 1024; // 4-byte length + 1,020 bytes
+    private static final long STREAM = 64L * 1024 * 1024;
+    private static final long BOUND = 4L * 1024 * 1024; // a cumulation holds a partial frame and one receive
+
+    private static byte expected(long position) {
+        return (byte) (position * 131 + (position >>> 13));
+    }
+
+    /** Byte {@code position} of the stream: frames of {@link #FRAME} bytes, each a 4-byte length and its payload. */
+    private static byte streamByte(long position) {
+        int inFrame = (int) (position % FRAME);
+        if (inFrame < 4) {
+            return (byte) ((FRAME - 4) >>> (8 * (3 - inFrame)));
+        }
+        return expected(position);
+    }
+
+    /** The frame decoder, recording the largest its cumulation (the buffer it decodes from) has been. */
+    private static final class MeasuredDecoder extends LengthFieldBasedFrameDecoder {
+        final AtomicLong peakCumulation;
+
+        MeasuredDecoder(AtomicLong peakCumulation) {
+            super(1 << 20, 0, 4);
+            this.peakCumulation = peakCumulation;
+        }
+
+        @Override
+        protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
+            if (in.capacity() > peakCumulation.get()) {
+                peakCumulation.set(in.capacity());
+            }
+            return super.decode(ctx, in);
+        }
+    }
+
+    /** Echoes every frame; the flush comes with channelReadComplete. */
+    @ChannelHandler.Sharable
+    private static final class FrameEcho extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.write(msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+        }
+
+    }
+
+    @Test
+    void echoingFramesOfABulkStreamKeepsTheDecoderBounded() throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
+        AtomicLong peakCumulation = new AtomicLong();
+        try {
+            Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new MeasuredDecoder(peakCumulation), new FrameEcho());
+                    }
+                })
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+            try (Socket peer = new Socket(InetAddress.getLoopbackAddress(),
+                ((InetSocketAddress) server.localAddress()).getPort())) {
+                AtomicLong mismatches = new AtomicLong();
+                AtomicLong echoed = new AtomicLong();
+                Thread reader = Thread.ofPlatform().start(() -> {
+                    try (InputStream in = peer.getInputStream()) {
+                        byte[] buf = new byte[256 * 1024];
+                        long pos = 0;
+                        int n;
+                        while (pos < STREAM && (n = in.read(buf)) > 0) {
+                            for (int i = 0; i < n; i++, pos++) {
+                                if (buf[i] != streamByte(pos)) {
+                                    mismatches.incrementAndGet();
+                                }
+                            }
+                            echoed.set(pos);
+                        }
+                    } catch (Exception e) {
+                        mismatches.incrementAndGet();
+                    }
+                });
+                try (OutputStream out = peer.getOutputStream()) {
+                    byte[] chunk = new byte[256 * 1024]; // a whole number of frames
+                    for (long pos = 0; pos < STREAM; pos += chunk.length) {
+                        for (int i = 0; i < chunk.length; i++) {
+                            chunk[i] = streamByte(pos + i);
+                        }
+                        out.write(chunk);
+                    }
+                    out.flush();
+                    reader.join(TimeUnit.SECONDS.toMillis(90));
+                }
+                assertEquals(STREAM, echoed.get(), "every byte came back");
+                assertEquals(0, mismatches.get(), "in order, unchanged");
+                assertTrue(peakCumulation.get() < BOUND, () -> "the decoder's cumulation stayed under " + BOUND
+                    + " bytes while echoing a " + STREAM + "-byte stream: it reached " + peakCumulation.get());
+            } finally {
+                server.close().sync();
+            }
+        } finally {
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
+    }
+}
