@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
         Lab.UdpEcho.class, Lab.DomainEcho.class, Lab.Files.class,
-        Lab.Redis.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
+        Lab.Redis.class, Lab.Http.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
         Lab.CompareCommand.class, Lab.SoakCommand.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
         "",
@@ -399,6 +399,29 @@ public final class Lab implements Callable<Integer> {
         }
     }
 
+    @Command(name = "http", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
+        description = {"HTTP/1.1 \"Hello, World!\" as in TechEmpower's plaintext test, driven by wrk (one thread, "
+            + "keep-alive; Debian's wrk, installed with apt-get when run as root, else this workload is skipped with "
+            + "a note): Netty's HTTP codec on the Netty servers, a minimal request reader on the blocking ones. "
+            + "Requests/s, latency percentiles (wrk's, per request or per pipelined batch) and server CPU per "
+            + "request."})
+    static final class Http extends WorkloadCommand {
+        @Option(names = "--conns", split = ",", defaultValue = "64,256,1024", description = "wrk connections, a "
+            + "list (default: ${DEFAULT-VALUE})")
+        List<Integer> conns;
+
+        @Option(names = "--pipeline", split = ",", defaultValue = "1,16", description = "requests per write, a "
+            + "list; 1 is no pipelining (default: ${DEFAULT-VALUE})")
+        List<Integer> pipeline;
+
+        @Override
+        public Integer call() throws Exception {
+            List<String> notes = new ArrayList<>();
+            return run(Workloads.http(common.settings(), conns, pipeline, notes::add), notes, false);
+        }
+    }
+
     @Command(name = "cost-model", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         sortOptions = false,
         description = {"Seed 002: measures s (user/kernel switch), w (kernel send/recv work) and t (io_uring's "
@@ -417,7 +440,8 @@ public final class Lab implements Callable<Integer> {
     @Command(name = "all", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         sortOptions = false,
         description = {"Every workload with its defaults: echo, echo open loop at 20k msgs/s, rpc-backend, "
-            + "rpc-frontend, single-stream, redis (10 and 50 clients) and the cost model. About 15 minutes with "
+            + "rpc-frontend, single-stream, redis (10 and 50 clients), http (256 connections) and the cost model. "
+            + "About 17 minutes with "
             + "the default 2 rounds."})
     static final class All extends WorkloadCommand {
         @Override
@@ -431,6 +455,7 @@ public final class Lab implements Callable<Integer> {
                 Workloads.rpcFrontend(s, 2000, 30, 20_000, 1, 128),
                 Workloads.singleStream(s, 1024, 16384)));
             e.addAll(Workloads.redis(s, "set", List.of(10, 50), 1024, notes::add));
+            e.addAll(Workloads.http(s, List.of(256), List.of(1), notes::add));
             return run(e, notes, true);
         }
     }

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -46,9 +47,21 @@ public record LabReport(String command, Map<String, String> machine, List<String
         List<Summary> summaries = Summary.of(runs);
         Map<String, String> machine = describeMachine();
         machine.put("server JVM flags", jvm.describe());
-        machine.put("load generator", generator.label() + (generator == LoadGenerator.Engine.IO_URING
+        String lab = generator.label() + (generator == LoadGenerator.Engine.IO_URING
             ? ": one io_uring (multishot RECV into a buffer ring, batched SENDs, one enter per iteration)"
-            : ": one NIO selector (a read and a write call per connection)") + ", one thread");
+            : ": one NIO selector (a read and a write call per connection)") + ", one thread";
+        // redis and http are driven by programs nobody here wrote
+        java.util.Set<String> workloads = new java.util.TreeSet<>();
+        runs.forEach(r -> workloads.add(r.workload()));
+        List<String> external = new ArrayList<>();
+        if (workloads.remove("redis")) {
+            external.add("redis-benchmark for redis");
+        }
+        if (workloads.remove("http")) {
+            external.add("wrk (one thread) for http");
+        }
+        machine.put("load generator", external.isEmpty() ? lab : workloads.isEmpty() ? String.join("; ", external)
+            : lab + "; " + String.join("; ", external));
         return new LabReport(command, machine, List.copyOf(notes), summaries,
             summaries.stream().map(Summary::verdict).toList(), List.copyOf(runs), costModel);
     }

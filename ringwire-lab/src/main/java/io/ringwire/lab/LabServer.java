@@ -64,6 +64,7 @@ public final class LabServer {
         Channel server = switch (protocol) {
             case ECHO -> EchoServer.start(competitor.label(), address, threads);
             case REDIS -> RedisServer.start(competitor.label(), address, threads);
+            case HTTP -> io.ringwire.examples.HttpHelloServer.start(competitor.label(), address, threads);
             case UDP_ECHO -> io.ringwire.examples.UdpEchoServer.start(competitor.label(), address, threads);
             case FILES -> io.ringwire.examples.FileServer.start(competitor.label(), address, threads);
             case DOMAIN_ECHO -> Transports.startDomainServer(competitor.label(),
@@ -120,6 +121,7 @@ public final class LabServer {
                             case FILES -> files(in, out);
                             case FRAMES, PAUSING -> frames(in, out);
                             case REDIS -> redis(in, out, store);
+                            case HTTP -> http(in, out);
                         }
                     } catch (IOException closed) {
                         // the load generator went away, or sent something malformed
@@ -230,6 +232,41 @@ public final class LabServer {
             out.write(frame, 0, length);
             if (in.available() == 0) {
                 out.flush();
+            }
+        }
+    }
+
+    /** The response every HTTP server of the lab gives: {@link io.ringwire.examples.HttpHelloServer}'s, byte for byte. */
+    static final byte[] HTTP_RESPONSE = ("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: "
+        + io.ringwire.examples.HttpHelloServer.BODY.length + "\r\n\r\n" + new String(
+        io.ringwire.examples.HttpHelloServer.BODY, java.nio.charset.StandardCharsets.US_ASCII))
+        .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /**
+     * Just enough HTTP/1.1 for wrk's GETs: a request ends at its blank line (no bodies), each answered with
+     * {@link #HTTP_RESPONSE}, pipelined ones in order, written once no more input is waiting.
+     */
+    static void http(InputStream rawIn, OutputStream rawOut) throws IOException {
+        InputStream in = new BufferedInputStream(rawIn, 64 * 1024);
+        OutputStream out = new BufferedOutputStream(rawOut, 64 * 1024);
+        int matched = 0; // of "\r\n\r\n"
+        int header = 0;
+        for (;;) {
+            int b = in.read();
+            if (b < 0) {
+                return;
+            }
+            if (++header > 64 * 1024) {
+                throw new IOException("request header over 64 KiB");
+            }
+            matched = b == (matched % 2 == 0 ? '\r' : '\n') ? matched + 1 : (b == '\r' ? 1 : 0);
+            if (matched == 4) {
+                matched = 0;
+                header = 0;
+                out.write(HTTP_RESPONSE);
+                if (in.available() == 0) {
+                    out.flush();
+                }
             }
         }
     }

@@ -18,6 +18,12 @@ public enum Protocol {
     /** SET/GET over the Redis protocol (seed 003): Netty's redis codec, a hand-written RESP reader for blocking. */
     REDIS,
     /**
+     * HTTP/1.1 "Hello, World!" (TechEmpower's plaintext test): Netty's HTTP codec
+     * ({@code io.ringwire.examples.HttpHelloServer}) on the Netty servers, a request-line-and-headers reader answering
+     * the same bytes on the blocking ones.
+     */
+    HTTP,
+    /**
      * UDP: each datagram back to its sender. The Netty servers bind one datagram channel (one event loop) and flush
      * once per batch of reads; the blocking servers receive and send on one thread.
      */

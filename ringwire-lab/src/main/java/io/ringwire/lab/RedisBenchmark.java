@@ -16,44 +16,11 @@ final class RedisBenchmark {
     private RedisBenchmark() { }
 
     /**
-     * Finds redis-benchmark; if it is missing and this is root on a Debian-like system, installs redis-tools.
-     *
      * @param note receives what was done or why the workload cannot run
-     * @return the program's path, or null (the workload is skipped; {@code note} said why)
+     * @return redis-benchmark's path (installed with redis-tools as root if missing), or null: skip the workload
      */
     static String locate(Consumer<String> note) {
-        String found = ServerProcess.onPath("redis-benchmark");
-        if (found != null) {
-            return found;
-        }
-        String aptGet = ServerProcess.onPath("apt-get");
-        boolean root = "root".equals(System.getProperty("user.name"));
-        if (aptGet == null || !root) {
-            note.accept("redis: skipped: redis-benchmark is not installed (Debian/Ubuntu: sudo apt-get install "
-                + "redis-tools)");
-            return null;
-        }
-        note.accept("redis: installing redis-tools for redis-benchmark (apt-get install -y redis-tools) ...");
-        try {
-            Process p = new ProcessBuilder(aptGet, "install", "-y", "-q", "redis-tools").redirectErrorStream(true)
-                .start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (p.waitFor() != 0) {
-                note.accept("redis: skipped: apt-get install redis-tools failed:\n" + out.strip());
-                return null;
-            }
-        } catch (IOException e) {
-            note.accept("redis: skipped: could not run apt-get: " + e.getMessage());
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
-        found = ServerProcess.onPath("redis-benchmark");
-        if (found == null) {
-            note.accept("redis: skipped: redis-tools installed but redis-benchmark is not on PATH");
-        }
-        return found;
+        return DebianTool.locate("redis", "redis-benchmark", "redis-tools", note);
     }
 
     /**

@@ -110,4 +110,25 @@ final class Workloads {
         }
         return out;
     }
+
+    /**
+     * HTTP "Hello, World!" driven by wrk (TechEmpower's plaintext shape), one experiment per connection count and
+     * pipeline depth; none if wrk cannot be found or installed ({@code note} says why).
+     */
+    static List<Experiment> http(Experiment.Settings s, List<Integer> connections, List<Integer> depths,
+                                 Consumer<String> note) {
+        String program = WrkBenchmark.locate(note);
+        if (program == null) {
+            return List.of();
+        }
+        List<Experiment> out = new ArrayList<>();
+        for (int depth : depths) {
+            for (int c : connections) {
+                out.add(new Experiment("http", String.format(Locale.ROOT, "%d conns, %s", c,
+                    depth > 1 ? depth + " pipelined" : "no pipelining"), Protocol.HTTP, s,
+                    WrkBenchmark.driver(program, c, depth, s)));
+            }
+        }
+        return out;
+    }
 }

@@ -105,6 +105,38 @@ class WorkloadsEndToEndTest {
     }
 
     @Test
+    void httpServersAnswerPipelinedRequestsAlike() throws Exception {
+        String request = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: lab\r\n\r\n";
+        byte[] expected = (new String(LabServer.HTTP_RESPONSE, StandardCharsets.US_ASCII).repeat(3))
+            .getBytes(StandardCharsets.US_ASCII);
+        for (Competitor c : List.of(Competitor.RINGWIRE, Competitor.NETTY_NIO, Competitor.BLOCKING_VIRTUAL)) {
+            try (ServerProcess server = ServerProcess.start(c, Protocol.HTTP, 1);
+                 Socket s = new Socket(server.address().getAddress(), server.address().getPort())) {
+                OutputStream out = s.getOutputStream();
+                out.write(request.repeat(3).getBytes(StandardCharsets.US_ASCII)); // pipelined: one write
+                out.flush();
+                byte[] got = new BufferedInputStream(s.getInputStream()).readNBytes(expected.length);
+                assertEquals(new String(expected, StandardCharsets.US_ASCII),
+                    new String(got, StandardCharsets.US_ASCII), c.label());
+            }
+        }
+    }
+
+    @Test
+    void wrkDrivesEveryKindOfServerWithAndWithoutPipelining() throws Exception {
+        List<String> notes = new ArrayList<>();
+        List<Experiment> e = Workloads.http(settings(Competitor.RINGWIRE, Competitor.BLOCKING_PLATFORM),
+            List.of(8), List.of(1, 4), notes::add);
+        assumeTrue(!e.isEmpty(), () -> "wrk unavailable: " + notes);
+        assertEquals(2, e.size());
+        for (Experiment x : e) {
+            for (RunResult r : clean(x, 2)) {
+                assertFalse(Double.isNaN(r.p50Us()), () -> "wrk's median latency: " + r);
+            }
+        }
+    }
+
+    @Test
     void costModelReportsEveryFigureOrSaysItWasTooNoisy() throws Exception {
         CostModel.Costs c = CostModel.measure(128, 2_000);
         System.out.print(c.table()); // the figures, for whoever reads the test log

@@ -1,0 +1,61 @@
+package io.ringwire.lab;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What the lab reads from wrk's report (wrk 4.1, Debian's build). */
+class WrkBenchmarkTest {
+    @Test
+    void readsRequestsPercentilesAndErrors() {
+        WrkBenchmark.Result r = WrkBenchmark.parse("""
+            Running 3s test @ http://127.0.0.1:8080/
+              1 threads and 256 connections
+              Thread Stats   Avg      Stdev     Max   +/- Stdev
+                Latency     1.10ms  344.79us  12.40ms   89.20%
+                Req/Sec   231.01k    11.09k  247.41k    70.00%
+              Latency Distribution
+                 50%    1.05ms
+                 75%    1.20ms
+                 90%    1.41ms
+                 99%  612.00us
+              689605 requests in 3.00s, 51.30MB read
+              Socket errors: connect 0, read 2, write 1, timeout 4
+              Non-2xx or 3xx responses: 5
+            Requests/sec: 229817.21
+            Transfer/sec:     17.09MB
+            """);
+        assertEquals(689_605, r.requests());
+        assertEquals(3.0, r.seconds(), 1e-9);
+        assertEquals(1050, r.p50Us(), 1e-6);
+        assertEquals(1410, r.p90Us(), 1e-6);
+        assertEquals(612, r.p99Us(), 1e-6);
+        assertEquals(12_400, r.maxUs(), 1e-6);
+        assertEquals(2 + 1 + 4 + 5, r.errors());
+    }
+
+    @Test
+    void aZeroPercentileIsUnknownNotZero() {
+        // wrk 4.1 prints 0.00us for the 99th percentile of pipelined runs
+        WrkBenchmark.Result r = WrkBenchmark.parse("""
+              Latency Distribution
+                 50%  625.00us
+                 75%    0.88ms
+                 90%    1.17ms
+                 99%    0.00us
+              2890768 requests in 1.00m, 215.03MB read
+            """);
+        assertEquals(2_890_768, r.requests());
+        assertEquals(60.0, r.seconds(), 1e-9);
+        assertEquals(625, r.p50Us(), 1e-6);
+        assertTrue(Double.isNaN(r.p99Us()));
+        assertEquals(0, r.errors());
+    }
+
+    @Test
+    void noSummaryLineIsNoResult() {
+        assertNull(WrkBenchmark.parse("unable to connect to 127.0.0.1:8080 Connection refused\n"));
+    }
+}
