@@ -14,6 +14,7 @@ import io.netty.channel.unix.UnixChannelOption;
 import java.util.Map;
 
 import static io.ringwire.uring.SocketConstants.SOL_SOCKET;
+import static io.ringwire.uring.SocketConstants.SO_KEEPALIVE;
 import static io.ringwire.uring.SocketConstants.SO_RCVBUF;
 import static io.ringwire.uring.SocketConstants.SO_SNDBUF;
 
@@ -34,7 +35,7 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), ChannelOption.SO_RCVBUF, ChannelOption.SO_SNDBUF,
-            ChannelOption.ALLOW_HALF_CLOSURE, UnixChannelOption.DOMAIN_SOCKET_READ_MODE);
+            ChannelOption.SO_KEEPALIVE, ChannelOption.ALLOW_HALF_CLOSURE, UnixChannelOption.DOMAIN_SOCKET_READ_MODE);
     }
 
     @Override
@@ -45,6 +46,9 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
         }
         if (option == ChannelOption.SO_SNDBUF) {
             return (T) Integer.valueOf(getSendBufferSize());
+        }
+        if (option == ChannelOption.SO_KEEPALIVE) {
+            return (T) Boolean.valueOf(isKeepAlive());
         }
         if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
             return (T) Boolean.valueOf(isAllowHalfClosure());
@@ -62,6 +66,8 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
             setReceiveBufferSize((Integer) value);
         } else if (option == ChannelOption.SO_SNDBUF) {
             setSendBufferSize((Integer) value);
+        } else if (option == ChannelOption.SO_KEEPALIVE) {
+            setKeepAlive((Boolean) value);
         } else if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
             setAllowHalfClosure((Boolean) value);
         } else if (option == UnixChannelOption.DOMAIN_SOCKET_READ_MODE) {
@@ -91,6 +97,20 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
     /** @param size SO_SNDBUF @return this */
     public RingwireDomainSocketChannelConfig setSendBufferSize(int size) {
         SocketOptions.set(channel.fd, SOL_SOCKET, SO_SNDBUF, size);
+        return this;
+    }
+
+    /**
+     * @return SO_KEEPALIVE. Linux takes it on any socket and a Unix domain socket ignores it; accepted so that code
+     *         written for TCP (gRPC sets it on every channel) runs unchanged over domain sockets
+     */
+    public boolean isKeepAlive() {
+        return SocketOptions.getBoolean(channel.fd, SOL_SOCKET, SO_KEEPALIVE);
+    }
+
+    /** @param keepAlive SO_KEEPALIVE (see {@link #isKeepAlive()}) @return this */
+    public RingwireDomainSocketChannelConfig setKeepAlive(boolean keepAlive) {
+        SocketOptions.setBoolean(channel.fd, SOL_SOCKET, SO_KEEPALIVE, keepAlive);
         return this;
     }
 

@@ -7,6 +7,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.unix.DomainSocketReadMode;
@@ -131,6 +132,21 @@ class DomainSocketTest extends OneLoopTestBase {
             assertEquals("hello, JDK address", roundTrip(UnixDomainSocketAddress.of(file), "hello, JDK address"));
         } finally {
             server.close().syncUninterruptibly();
+        }
+    }
+
+    @Test
+    void keepAliveIsTakenAsOnTcp() throws InterruptedException {
+        // gRPC sets SO_KEEPALIVE on every channel; a domain socket takes it (and ignores it) instead of warning
+        RingwireDomainSocketChannel ch = new RingwireDomainSocketChannel();
+        group.register(ch).syncUninterruptibly();
+        try {
+            assertFalse(ch.config().getOption(ChannelOption.SO_KEEPALIVE));
+            assertTrue(ch.config().setOption(ChannelOption.SO_KEEPALIVE, true));
+            assertTrue(ch.config().getOption(ChannelOption.SO_KEEPALIVE));
+            assertTrue(ch.config().getOptions().containsKey(ChannelOption.SO_KEEPALIVE));
+        } finally {
+            ch.close().await(10, TimeUnit.SECONDS);
         }
     }
 
