@@ -166,10 +166,7 @@ class ClosingUnderLoadTest {
         unexpected.addAll(serverSide.unexpected);
         unexpected.removeIf(t -> t instanceof ClosedChannelException);
         assertEquals(List.of(), unexpected, "handlers saw only I/O errors");
-        for (int i = 0; i < 600 && TrackingEcho.openFds() != fdsBefore; i++) { // up to 30 s: decided by the count
-            Thread.sleep(50);
-        }
-        assertEquals(fdsBefore, TrackingEcho.openFds(), "every descriptor closed");
+        assertEquals(fdsBefore, TrackingEcho.openFdsBackTo(fdsBefore), "every descriptor closed");
         assertEquals(nativeBefore, NativeMemory.heldBytes(), "every ring and buffer ring freed");
     }
 }
