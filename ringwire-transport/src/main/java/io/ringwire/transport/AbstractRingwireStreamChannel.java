@@ -393,6 +393,8 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
     /** Bytes of a FileRegion read into one buffer at a time, and sent from there. */
     static final int FILE_CHUNK = 64 * 1024;
+    /** Bytes of a FileRegion made from a FileChannel mapped at a time. */
+    static final long FILE_MAP_WINDOW = 4L * 1024 * 1024;
 
     /**
      * A sink for {@link FileRegion#transferTo}: takes bytes into {@code chunk} up to its capacity, then takes no
@@ -1023,17 +1025,21 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                     }
                     return;
                 }
-                chunk = config.getAllocator().directBuffer((int) Math.min(left, FILE_CHUNK));
+                boolean mapped;
                 try {
-                    int read = region instanceof DefaultFileRegion d
-                        ? FileRegionFiles.read(d, chunk.nioBuffer(chunk.writerIndex(), chunk.writableBytes())) : -1;
-                    if (read >= 0) {
-                        chunk.writerIndex(chunk.writerIndex() + read);
-                    } else {
+                    // a DefaultFileRegion sendfile could not take (made from a FileChannel): mapped, sent from
+                    // the page cache; any other region copied through its own transferTo
+                    chunk = region instanceof DefaultFileRegion d ? FileRegionFiles.map(d, FILE_MAP_WINDOW,
+                        eventLoop()) : null;
+                    mapped = chunk != null;
+                    if (!mapped) {
+                        chunk = config.getAllocator().directBuffer((int) Math.min(left, FILE_CHUNK));
                         region.transferTo(new ChunkSink(chunk), region.transferred());
                     }
                 } catch (Throwable t) {
-                    chunk.release();
+                    if (chunk != null) {
+                        chunk.release();
+                    }
                     in.remove(t); // e.g. the file is shorter than the region's count
                     if (!in.isEmpty()) {
                         doWrite(in);
@@ -1046,7 +1052,11 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                     return;
                 }
                 fileChunk = chunk;
-                r.handler().counters().fileRegionCopiedBytes += chunk.readableBytes();
+                if (mapped) {
+                    r.handler().counters().fileRegionMappedBytes += chunk.readableBytes();
+                } else {
+                    r.handler().counters().fileRegionCopiedBytes += chunk.readableBytes();
+                }
             }
             r.sq().prepSend(fd, nativeAddress(chunk, chunk.readerIndex(), chunk.readableBytes()),
                 chunk.readableBytes(), SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0));

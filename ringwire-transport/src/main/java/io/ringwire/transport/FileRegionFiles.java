@@ -1,21 +1,28 @@
 package io.ringwire.transport;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.UnpooledDirectByteBuf;
 import io.netty.channel.DefaultFileRegion;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ringwire.uring.Libc;
 
 import java.io.File;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Field;
 import java.nio.channels.FileChannel;
 
 /**
- * The file descriptor behind a {@link DefaultFileRegion}, for sendfile(2). Netty gives no public way to it: a region
- * made from a {@link File} is opened here by its path (as the region would open it itself, lazily); one made from a
- * {@link FileChannel} needs the JDK's private fields, reachable only when the application opens them
- * ({@code --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.io=ALL-UNNAMED}). Without a
- * descriptor the region is copied through user space instead, which works for every region.
+ * The file behind a {@link DefaultFileRegion}, for sending it without a copy through a buffer of ours. Netty gives no
+ * public way to its descriptor: a region made from a {@link File} is opened here by its path (as the region would
+ * open it itself, lazily) for sendfile(2); one made from a {@link FileChannel} needs the JDK's private fields,
+ * reachable only when the application opens them ({@code --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens
+ * java.base/java.io=ALL-UNNAMED}); without them its bytes are mapped into memory through the channel's public
+ * {@code map} and sent from there ({@link #map}).
  */
 final class FileRegionFiles {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(FileRegionFiles.class);
@@ -78,41 +85,86 @@ final class FileRegionFiles {
         }
         if (!toldAboutChannels) {
             toldAboutChannels = true;
-            logger.info("A DefaultFileRegion made from a FileChannel is copied through user space: the JDK keeps "
-                + "its descriptor private. Make regions from a File, or run with --add-opens "
-                + "java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.io=ALL-UNNAMED, to send it with "
-                + "sendfile(2). Said once.");
+            logger.info("A DefaultFileRegion made from a FileChannel is mapped into memory and sent from there, "
+                + "which costs page faults and an unmap per 4 MiB: the JDK keeps its descriptor private. Make "
+                + "regions from a File, or run with --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens "
+                + "java.base/java.io=ALL-UNNAMED, to send it with sendfile(2). Said once.");
         }
         return null;
     }
 
     /**
-     * Reads the next bytes of a DefaultFileRegion straight into {@code dst} with a positional read of its own
-     * FileChannel (no heap buffer in between, as its transferTo to an arbitrary channel would use), and records them
-     * as transferred.
+     * Maps the next bytes of a DefaultFileRegion (at most {@code max}) read-only into memory, records them as
+     * transferred, and returns them as a buffer that unmaps them when released: a send from it copies straight from
+     * the page cache, without the read into a buffer of ours that a copy would cost. For a region made from a
+     * FileChannel whose descriptor the JDK keeps private; public API only ({@link FileChannel#map(FileChannel.MapMode,
+     * long, long, Arena)}).
      *
-     * @return bytes read, or -1 if the region's channel cannot be reached (use its transferTo instead)
-     * @throws IOException if the read fails, or the file ends before the region does
+     * @param loop the event loop calling: the mapping belongs to it (a confined arena: unmapping a shared one costs a
+     *             handshake with every thread, about 100 µs per file in the lab)
+     * @return the mapped bytes, or null if the region's channel cannot be reached (copy instead)
+     * @throws IOException if mapping fails, or the file ends before the region does
      */
-    static int read(DefaultFileRegion region, java.nio.ByteBuffer dst) throws IOException {
+    static ByteBuf map(DefaultFileRegion region, long max, EventExecutor loop) throws IOException {
         if (CHANNEL == null || TRANSFERRED == null) {
-            return -1;
+            return null;
         }
         FileChannel channel;
         try {
             region.open();
             channel = (FileChannel) CHANNEL.get(region);
         } catch (ReflectiveOperationException | RuntimeException e) {
-            return -1;
+            return null;
         }
         long done = region.transferred();
-        int n = channel.read(dst, region.position() + done);
-        if (n <= 0) {
+        long at = region.position() + done;
+        long n = Math.min(max, region.count() - done);
+        if (at + n > channel.size()) {
             throw new IOException("the file ended before the region's " + region.count() + " bytes (at "
-                + (region.position() + done) + "): " + region);
+                + channel.size() + "): " + region);
+        }
+        Arena arena = Arena.ofConfined();
+        MemorySegment mapped;
+        try {
+            mapped = channel.map(FileChannel.MapMode.READ_ONLY, at, n, arena);
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            throw e;
         }
         transferred(region, done + n);
-        return n;
+        return new MappedChunk(mapped, arena, loop);
+    }
+
+    /**
+     * Mapped file bytes as a ByteBuf the channel only sends from; releasing it unmaps them. The buffer is a
+     * writable view (Netty's direct buffers refuse a read-only ByteBuffer) of memory mapped read-only: nothing here
+     * writes to it.
+     */
+    private static final class MappedChunk extends UnpooledDirectByteBuf {
+        private final Arena arena;
+        private final EventExecutor loop;
+
+        MappedChunk(MemorySegment mapped, Arena arena, EventExecutor loop) {
+            super(UnpooledByteBufAllocator.DEFAULT, MemorySegment.ofAddress(mapped.address())
+                .reinterpret(mapped.byteSize()).asByteBuffer(), (int) mapped.byteSize());
+            this.arena = arena;
+            this.loop = loop;
+            writerIndex((int) mapped.byteSize());
+        }
+
+        @Override
+        protected void deallocate() {
+            super.deallocate(); // a wrapped buffer: frees nothing itself
+            if (loop.inEventLoop()) {
+                arena.close();
+                return;
+            }
+            try {
+                loop.execute(arena::close); // released on another loop (the channel moved): unmapped on its own
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                logger.debug("a file mapping stays until exit: its loop {} has ended", loop);
+            }
+        }
     }
 
     /** Records progress in the region itself, as its own transferTo would, where Netty lets us. */

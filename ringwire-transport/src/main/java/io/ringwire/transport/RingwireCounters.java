@@ -36,6 +36,7 @@ public final class RingwireCounters {
     long dryRingFallbacks;
     long sendfileBytes;
     long fileRegionCopiedBytes;
+    long fileRegionMappedBytes;
     int registrations;
 
     RingwireCounters(String name) {
@@ -146,6 +147,11 @@ public final class RingwireCounters {
         return fileRegionCopiedBytes;
     }
 
+    /** @return bytes of DefaultFileRegions made from a FileChannel, mapped into memory and sent from the mapping */
+    public long fileRegionMappedBytes() {
+        return fileRegionMappedBytes;
+    }
+
     /** @return receives armed straight into an allocator buffer (bulk streams), not from the shared ring */
     public long directRecvs() {
         return directRecvs;
@@ -205,10 +211,11 @@ public final class RingwireCounters {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d accepts=%d "
                 + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sqRefusals=%d "
-                + "dryRingFallbacks=%d sendfileBytes=%d fileRegionCopiedBytes=%d registrations=%d", name,
+                + "dryRingFallbacks=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
+                + "registrations=%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, accepts, acceptBackoffs,
             closeSubmits, directRecvs, cqOverflows, sqRefusals, dryRingFallbacks, sendfileBytes, fileRegionCopiedBytes,
-            registrations);
+            fileRegionMappedBytes, registrations);
     }
 }

@@ -27,6 +27,7 @@ import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -114,27 +115,63 @@ class FileRegionTest extends OneLoopTestBase {
         assertEquals(SIZE - offset, group.next().submit(counters::sendfileBytes).get() - sendfileBefore,
             "all of it by sendfile");
         assertEquals(0, group.next().submit(counters::fileRegionCopiedBytes).get() - copiedBefore, "none copied");
-        assertEquals(fdsBefore, TrackingEcho.openFds(), "the file's descriptor and the sockets were closed");
+        assertEquals(fdsBefore, TrackingEcho.openFdsBackTo(fdsBefore), "the file's descriptor and the sockets were closed");
     }
 
     @Test
-    void aRegionMadeFromAFileChannelIsCopiedInPieces() throws Exception {
-        byte[] content = random(SIZE / 4);
+    void aRegionMadeFromAFileChannelIsMappedNotCopied() throws Exception {
+        // over two 4 MiB windows, from an offset that is not a page's
+        byte[] content = random(9 * 1024 * 1024 + 4321);
         File f = file(content);
         RingwireCounters counters = counters();
         long copiedBefore = group.next().submit(counters::fileRegionCopiedBytes).get();
+        long mappedBefore = group.next().submit(counters::fileRegionMappedBytes).get();
+        long sendfileBefore = group.next().submit(counters::sendfileBytes).get();
+        long fdsBefore = TrackingEcho.openFds();
+        int offset = 1234;
+        RandomAccessFile[] file = new RandomAccessFile[1];
         Object[] r = serve(ch -> {
             try {
-                return new DefaultFileRegion(new RandomAccessFile(f, "r").getChannel(), 0, content.length);
+                file[0] = new RandomAccessFile(f, "r");
+                return new DefaultFileRegion(file[0].getChannel(), offset, content.length - offset);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
-        }, content.length);
+        }, content.length - offset);
         assertTrue(((ChannelFuture) r[1]).isSuccess(), () -> String.valueOf(((ChannelFuture) r[1]).cause()));
-        assertArrayEquals(content, (byte[]) r[0]);
-        // (with --add-opens java.base/sun.nio.ch and java.base/java.io it would have gone with sendfile)
-        long copied = group.next().submit(counters::fileRegionCopiedBytes).get() - copiedBefore;
-        assertTrue(copied == 0 || copied == content.length, "copied " + copied);
+        assertArrayEquals(Arrays.copyOfRange(content, offset, content.length), (byte[]) r[0]);
+        assertEquals(0, group.next().submit(counters::fileRegionCopiedBytes).get() - copiedBefore, "none copied");
+        // mapped; with --add-opens java.base/sun.nio.ch and java.base/java.io it goes with sendfile instead
+        assertEquals(content.length - offset, group.next().submit(counters::fileRegionMappedBytes).get() - mappedBefore
+            + group.next().submit(counters::sendfileBytes).get() - sendfileBefore);
+        // the region released its channel when done: no descriptor and no mapping left behind
+        assertFalse(file[0].getChannel().isOpen(), "the region closed its channel");
+        assertEquals(fdsBefore, TrackingEcho.openFdsBackTo(fdsBefore), "no descriptor left");
+        assertEquals(0, mappings(f), "no mapping of the file left");
+    }
+
+    @Test
+    void aFileChannelShorterThanTheRegionFailsTheWrite() throws Exception {
+        byte[] content = random(100_000);
+        File f = file(content);
+        Object[] r = serve(ch -> {
+            try {
+                return new DefaultFileRegion(new RandomAccessFile(f, "r").getChannel(), 0, 200_000);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, 0);
+        ChannelFuture write = (ChannelFuture) r[1];
+        assertTrue(write.cause() instanceof IOException && write.cause().getMessage().contains("ended"),
+            String.valueOf(write.cause()));
+    }
+
+    /** @return how many of this process's memory mappings are of {@code f} */
+    private static long mappings(File f) throws IOException {
+        String path = f.getCanonicalPath();
+        try (var lines = java.nio.file.Files.lines(java.nio.file.Path.of("/proc/self/maps"))) {
+            return lines.filter(l -> l.endsWith(path)).count();
+        }
     }
 
     @Test
