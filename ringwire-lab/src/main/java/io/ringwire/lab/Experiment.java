@@ -77,6 +77,11 @@ final class Experiment {
      * @param driver   the load
      */
     Experiment(String workload, String variant, Protocol protocol, Settings settings, Driver driver) {
+        for (Competitor c : settings.servers()) {
+            if (c.httpOnly() && protocol != Protocol.HTTP) {
+                throw new IllegalArgumentException(c.label() + " serves the http workload only, not " + workload);
+            }
+        }
         this.workload = workload;
         this.variant = variant;
         this.protocol = protocol;

@@ -55,7 +55,8 @@ public final class Lab implements Callable<Integer> {
     static final class Common {
         @Option(names = "--servers", split = ",", paramLabel = "NAME",
             description = "comma-separated subset of: ringwire, netty-io_uring, netty-epoll, netty-nio, "
-                + "blocking-platform, blocking-virtual (default: all)")
+                + "blocking-platform, blocking-virtual (default: these six); for http also vertx-ringwire, "
+                + "vertx-io_uring, vertx-epoll (Vert.x's HTTP server on each of its transports)")
         List<String> servers;
 
         @Option(names = "--rounds", defaultValue = "2", description = "rounds; server order reverses each round "
@@ -101,7 +102,7 @@ public final class Lab implements Callable<Integer> {
         }
 
         Experiment.Settings settings() {
-            return settings(servers == null ? Arrays.asList(Competitor.values())
+            return settings(servers == null ? Competitor.standard()
                 : servers.stream().map(Competitor::of).toList());
         }
 

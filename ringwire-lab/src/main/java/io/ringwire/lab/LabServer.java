@@ -53,6 +53,7 @@ public final class LabServer {
         switch (competitor) {
             case BLOCKING_PLATFORM -> blocking(address, protocol, false, stats);
             case BLOCKING_VIRTUAL -> blocking(address, protocol, true, stats);
+            case VERTX_RINGWIRE, VERTX_IO_URING, VERTX_EPOLL -> vertx(competitor, address, threads, protocol, stats);
             default -> netty(competitor, address, threads, protocol, stats);
         }
     }
@@ -80,6 +81,37 @@ public final class LabServer {
         };
         stats.serve(address.getPort());
         server.closeFuture().sync();
+    }
+
+    /**
+     * Vert.x's HTTP server on one of its transports, {@code threads} event loops, answering every request with
+     * {@link io.ringwire.examples.HttpHelloServer#BODY} as text/plain (the same response as the Netty servers').
+     */
+    private static void vertx(Competitor competitor, InetSocketAddress address, int threads, Protocol protocol,
+                              ServerStats stats) throws Exception {
+        if (protocol != Protocol.HTTP) {
+            throw new IllegalArgumentException(competitor.label() + " serves the http workload only");
+        }
+        io.vertx.core.transport.Transport transport = switch (competitor) {
+            case VERTX_RINGWIRE -> io.ringwire.vertx.RingwireTransport.RINGWIRE;
+            case VERTX_IO_URING -> io.vertx.core.transport.Transport.IO_URING;
+            default -> io.vertx.core.transport.Transport.EPOLL;
+        };
+        if (transport == null || !transport.available()) {
+            throw new IllegalStateException(competitor.label() + ": Vert.x's transport is unavailable: "
+                + (transport == null ? "not on the class path" : transport.unavailabilityCause()));
+        }
+        ServerStats.nettyUsed = true;
+        io.vertx.core.Vertx vertx = io.vertx.core.Vertx.builder()
+            .with(new io.vertx.core.VertxOptions().setEventLoopPoolSize(threads))
+            .withTransport(transport).build();
+        io.vertx.core.buffer.Buffer body = io.vertx.core.buffer.Buffer.buffer(io.ringwire.examples.HttpHelloServer.BODY);
+        vertx.createHttpServer(new io.vertx.core.http.HttpServerOptions().setTcpNoDelay(true))
+            .requestHandler(req -> req.response().putHeader("content-type", "text/plain").end(body))
+            .listen(address.getPort(), address.getHostString())
+            .toCompletionStage().toCompletableFuture().get();
+        stats.serve(address.getPort()); // until the lab closes our stdin or ends this process
+        vertx.close().toCompletionStage().toCompletableFuture().get();
     }
 
     /** Echoes each frame with autoRead off until its echo is written: back-pressure per message. */

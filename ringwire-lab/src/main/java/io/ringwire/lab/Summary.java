@@ -240,6 +240,15 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 b.append(String.format(Locale.ROOT, "; ringwire's rate %.2f× netty-epoll's", rw.rateVsEpoll()));
             }
         }
+        Row vrw = row(Competitor.VERTX_RINGWIRE.label());
+        if (vrw != null) { // Vert.x on Ringwire against Vert.x on its own transports
+            for (Competitor c : new Competitor[] {Competitor.VERTX_EPOLL, Competitor.VERTX_IO_URING}) {
+                Row other = row(c.label());
+                if (other != null) {
+                    b.append("; ").append(compareCpu(vrw, other));
+                }
+            }
+        }
         if (workload.equals("single-stream") && rw != null) {
             Row ep = row(BASELINE);
             b.append(String.format(Locale.ROOT, "; heap peak ringwire %.0f MiB", rw.heapPeakMiB()));
