@@ -3,9 +3,7 @@ package io.ringwire.transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -71,31 +69,17 @@ class FrameEchoMemoryTest {
         }
     }
 
-    /** Echoes every frame; the flush comes with channelReadComplete. */
-    @ChannelHandler.Sharable
-    private static final class FrameEcho extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.write(msg);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.flush();
-        }
-
-    }
-
     @Test
     void echoingFramesOfABulkStreamKeepsTheDecoderBounded() throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
         AtomicLong peakCumulation = new AtomicLong();
+        TrackingEcho echo = new TrackingEcho(1);
         try {
             Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new MeasuredDecoder(peakCumulation), new FrameEcho());
+                        ch.pipeline().addLast(new MeasuredDecoder(peakCumulation), echo); // flushes in channelReadComplete
                     }
                 })
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
