@@ -9,6 +9,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.ringwire.examples.EchoServer;
 import io.ringwire.examples.EchoServerHandler;
+import io.ringwire.examples.HttpHelloServer;
 import io.ringwire.examples.RedisServer;
 import io.ringwire.examples.Transports;
 
@@ -65,7 +66,7 @@ public final class LabServer {
         Channel server = switch (protocol) {
             case ECHO -> EchoServer.start(competitor.label(), address, threads);
             case REDIS -> RedisServer.start(competitor.label(), address, threads);
-            case HTTP -> io.ringwire.examples.HttpHelloServer.start(competitor.label(), address, threads);
+            case HTTP -> HttpHelloServer.start(competitor.label(), address, threads);
             case UDP_ECHO -> io.ringwire.examples.UdpEchoServer.start(competitor.label(), address, threads);
             case FILES -> io.ringwire.examples.FileServer.start(competitor.label(), address, threads);
             case DOMAIN_ECHO -> Transports.startDomainServer(competitor.label(),
@@ -85,7 +86,7 @@ public final class LabServer {
 
     /**
      * Vert.x's HTTP server on one of its transports, {@code threads} event loops, answering every request with
-     * {@link io.ringwire.examples.HttpHelloServer#BODY} as text/plain (the same response as the Netty servers').
+     * {@link HttpHelloServer#BODY} as text/plain (Vert.x writes its headers in its own order).
      */
     private static void vertx(Competitor competitor, InetSocketAddress address, int threads, Protocol protocol,
                               ServerStats stats) throws Exception {
@@ -105,7 +106,7 @@ public final class LabServer {
         io.vertx.core.Vertx vertx = io.vertx.core.Vertx.builder()
             .with(new io.vertx.core.VertxOptions().setEventLoopPoolSize(threads))
             .withTransport(transport).build();
-        io.vertx.core.buffer.Buffer body = io.vertx.core.buffer.Buffer.buffer(io.ringwire.examples.HttpHelloServer.BODY);
+        io.vertx.core.buffer.Buffer body = io.vertx.core.buffer.Buffer.buffer(HttpHelloServer.BODY);
         vertx.createHttpServer(new io.vertx.core.http.HttpServerOptions().setTcpNoDelay(true))
             .requestHandler(req -> req.response().putHeader("content-type", "text/plain").end(body))
             .listen(address.getPort(), address.getHostString())
@@ -268,11 +269,10 @@ public final class LabServer {
         }
     }
 
-    /** The response every HTTP server of the lab gives: {@link io.ringwire.examples.HttpHelloServer}'s, byte for byte. */
+    /** The response of the blocking HTTP servers: {@link HttpHelloServer}'s, byte for byte. */
     static final byte[] HTTP_RESPONSE = ("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: "
-        + io.ringwire.examples.HttpHelloServer.BODY.length + "\r\n\r\n" + new String(
-        io.ringwire.examples.HttpHelloServer.BODY, java.nio.charset.StandardCharsets.US_ASCII))
-        .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        + HttpHelloServer.BODY.length + "\r\n\r\n" + new String(HttpHelloServer.BODY, StandardCharsets.US_ASCII))
+        .getBytes(StandardCharsets.US_ASCII);
 
     /**
      * Just enough HTTP/1.1 for wrk's GETs: a request ends at its blank line (no bodies), each answered with

@@ -107,8 +107,8 @@ final class WrkBenchmark {
     }
 
     private static final Pattern TOTAL = Pattern.compile("(\\d+) requests in ([\\d.]+)(us|ms|s|m|h),");
-    private static final Pattern PERCENTILE = Pattern.compile("^\\s*(50|90|99)(?:\\.0+)?%\\s+([\\d.]+)(us|ms|s|m|h)\\s*$",
-        Pattern.MULTILINE);
+    private static final Pattern PERCENTILE = Pattern.compile(
+        "^\\s*(50|90|99)(?:\\.0+)?%\\s+([\\d.]+)(us|ms|s|m|h)\\s*$", Pattern.MULTILINE);
     private static final Pattern MAX = Pattern.compile("^\\s*Latency\\s+\\S+\\s+\\S+\\s+([\\d.]+)(us|ms|s|m|h)",
         Pattern.MULTILINE);
     private static final Pattern SOCKET_ERRORS = Pattern.compile(

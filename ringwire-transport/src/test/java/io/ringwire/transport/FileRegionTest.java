@@ -115,7 +115,8 @@ class FileRegionTest extends OneLoopTestBase {
         assertEquals(SIZE - offset, group.next().submit(counters::sendfileBytes).get() - sendfileBefore,
             "all of it by sendfile");
         assertEquals(0, group.next().submit(counters::fileRegionCopiedBytes).get() - copiedBefore, "none copied");
-        assertEquals(fdsBefore, TrackingEcho.openFdsBackTo(fdsBefore), "the file's descriptor and the sockets were closed");
+        assertEquals(fdsBefore, TrackingEcho.openFdsBackTo(fdsBefore),
+            "the file's descriptor and the sockets were closed");
     }
 
     @Test

@@ -79,7 +79,8 @@ class FrameEchoMemoryTest {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new MeasuredDecoder(peakCumulation), echo); // flushes in channelReadComplete
+                        // the echo writes each frame and flushes in channelReadComplete
+                        ch.pipeline().addLast(new MeasuredDecoder(peakCumulation), echo);
                     }
                 })
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();

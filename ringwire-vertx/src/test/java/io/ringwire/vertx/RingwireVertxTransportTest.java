@@ -109,7 +109,8 @@ class RingwireVertxTransportTest {
             .compose(r -> r.send().compose(res -> res.body()))).getBytes(), "the file, sent with a FileRegion");
         assertTrue(ringwireReceives() > 0, "the requests went through Ringwire's loops");
         // Vert.x makes the region from a FileChannel: mapped (sendfile with the JDK's fields opened), never copied
-        assertEquals(content.length, sum(RingwireCounters::fileRegionMappedBytes) + sum(RingwireCounters::sendfileBytes),
+        assertEquals(content.length,
+            sum(RingwireCounters::fileRegionMappedBytes) + sum(RingwireCounters::sendfileBytes),
             "the file went as a FileRegion, not through a buffer");
         assertEquals(0, sum(RingwireCounters::fileRegionCopiedBytes));
     }
