@@ -137,8 +137,15 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
         int position = src.position();
         if (srcAddress != 0 && dst.hasMemoryAddress()) {
             int writerIndex = dst.writerIndex();
-            java.lang.foreign.MemorySegment.copy(ALL_MEMORY, srcAddress + position, ALL_MEMORY,
-                dst.memoryAddress() + writerIndex, n);
+            if (io.netty.util.internal.PlatformDependent.hasUnsafe()) {
+                // dst has a memory address only when Netty uses sun.misc.Unsafe: its copy has none of the segment
+                // checks (session, read-only, bounds) that cost about 4 % of a small receive's Java time (http)
+                io.netty.util.internal.PlatformDependent.copyMemory(srcAddress + position,
+                    dst.memoryAddress() + writerIndex, n);
+            } else {
+                java.lang.foreign.MemorySegment.copy(ALL_MEMORY, srcAddress + position, ALL_MEMORY,
+                    dst.memoryAddress() + writerIndex, n);
+            }
             dst.writerIndex(writerIndex + n);
             src.position(position + n);
             return;
