@@ -440,8 +440,8 @@ public final class Lab implements Callable<Integer> {
     @Command(name = "all", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         sortOptions = false,
         description = {"Every workload with its defaults: echo, echo open loop at 20k msgs/s, rpc-backend, "
-            + "rpc-frontend, single-stream, redis (10 and 50 clients), http (256 connections) and the cost model. "
-            + "About 17 minutes with "
+            + "rpc-frontend, single-stream, domain-echo, udp-echo, files, redis (10 and 50 clients), http (256 "
+            + "connections) and the cost model. About 22 minutes with "
             + "the default 2 rounds."})
     static final class All extends WorkloadCommand {
         @Override
@@ -453,7 +453,10 @@ public final class Lab implements Callable<Integer> {
                 Workloads.echo(s, 500, 128, 1, 20_000),
                 Workloads.rpcBackend(s, 32, 1000, 32, 128),
                 Workloads.rpcFrontend(s, 2000, 30, 20_000, 1, 128),
-                Workloads.singleStream(s, 1024, 16384)));
+                Workloads.singleStream(s, 1024, 16384),
+                Workloads.domainEcho(s, 500, 128, 1),
+                Workloads.udpEcho(s, 64, 128, 1),
+                Workloads.files(s, 16, 1 << 20, false)));
             e.addAll(Workloads.redis(s, "set", List.of(10, 50), 1024, notes::add));
             e.addAll(Workloads.http(s, List.of(256), List.of(1), notes::add));
             return run(e, notes, true);
