@@ -85,8 +85,6 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     /** The shared ring was empty for this connection's last receive (ENOBUFS): the next one is direct. */
     private boolean ringDry;
     private boolean readInBatch;
-    /** The direct receive that just completed does not end the read loop: the next one is armed at once. */
-    private boolean readLoopGoesOn;
     /** The last receive's CQE said more bytes were waiting in the socket (IORING_CQE_F_SOCK_NONEMPTY). */
     private boolean moreWaiting;
     private boolean eofSeen;
@@ -674,6 +672,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             directBuf = null;
             RingwireIoRegistration r = registration;
             RingwireIoHandler h = r.handler();
+            boolean readLoopGoesOn = false; // this receive does not end the read loop: the next one is armed at once
             if (res <= 0 || !isOpen()) {
                 buf.release();
                 if (res == 0) {
@@ -716,7 +715,6 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             }
             recvNeedsRearm = true;
             if (readLoopGoesOn) {
-                readLoopGoesOn = false;
                 armRecv();
                 if (inFlight(READ_DIRECT) || armRetry) {
                     recvNeedsRearm = false;

@@ -124,15 +124,15 @@ final class FileRegionFiles {
                 + channel.size() + "): " + region);
         }
         Arena arena = Arena.ofConfined();
-        MemorySegment mapped;
+        ByteBuf chunk;
         try {
-            mapped = channel.map(FileChannel.MapMode.READ_ONLY, at, n, arena);
+            chunk = new MappedChunk(channel.map(FileChannel.MapMode.READ_ONLY, at, n, arena), arena, loop);
         } catch (IOException | RuntimeException e) {
-            arena.close();
+            arena.close(); // nothing mapped stays behind, and the region's progress is untouched
             throw e;
         }
         transferred(region, done + n);
-        return new MappedChunk(mapped, arena, loop);
+        return chunk;
     }
 
     /**
