@@ -43,6 +43,16 @@ final class Experiment {
                 LoadGenerator.Engine.best());
         }
 
+        /** @return the same settings with other servers */
+        Settings withServers(List<Competitor> others) {
+            return new Settings(others, rounds, warmupSeconds, maxWarmupSeconds, seconds, threads, jvm, generator);
+        }
+
+        /** @return the same settings with another measured window */
+        Settings withSeconds(double window) {
+            return new Settings(servers, rounds, warmupSeconds, maxWarmupSeconds, window, threads, jvm, generator);
+        }
+
         /** @return runs it makes per experiment */
         int runs() {
             return servers.size() * rounds;
@@ -63,11 +73,48 @@ final class Experiment {
             throws IOException, InterruptedException;
     }
 
+    /**
+     * The conns workload's extra measurement: before the load, a short priming load on a few connections (classes,
+     * JIT, pools), then a memory snapshot with none open; at the window's end, another with every connection open.
+     */
+    static final class PerConnection {
+        private final int conns;
+        private final int size;
+        private volatile double connectSeconds = Double.NaN;
+
+        /**
+         * @param conns connections the load opens
+         * @param size  bytes per message
+         */
+        PerConnection(int conns, int size) {
+            this.conns = conns;
+            this.size = size;
+        }
+
+        /** The driver says how long opening the connections took. */
+        void connected(double seconds) {
+            connectSeconds = seconds;
+        }
+
+        /** Loads {@code server} briefly on a few connections, then waits until it has closed them all. */
+        void prime(ServerProcess server, LoadGenerator.Engine engine) throws IOException, InterruptedException {
+            long fds = ProcessStats.openFds(server.pid());
+            new LoadGenerator(server.address(), LoadGenerator.Config.closed(64, size, 1), engine)
+                .run(() -> true, 1.0, () -> { });
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (ProcessStats.openFds(server.pid()) > fds && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+        }
+    }
+
     private final String workload;
     private final String variant;
     private final Protocol protocol;
     private final Settings settings;
     private final Driver driver;
+    private PerConnection perConnection;
+    private final List<ConnectionCost> connectionCosts = new ArrayList<>();
 
     /**
      * @param workload its name
@@ -87,6 +134,20 @@ final class Experiment {
         this.protocol = protocol;
         this.settings = settings;
         this.driver = driver;
+    }
+
+    /**
+     * @param p what the conns workload measures besides the usual
+     * @return this experiment, measuring memory per connection in every run
+     */
+    Experiment measuringConnections(PerConnection p) {
+        this.perConnection = p;
+        return this;
+    }
+
+    /** @return memory per connection of every run so far (conns workload only; empty otherwise) */
+    List<ConnectionCost> connectionCosts() {
+        return List.copyOf(connectionCosts);
     }
 
     /** @return the number of runs */
@@ -128,6 +189,12 @@ final class Experiment {
     private RunResult runOnce(Competitor competitor, int round) throws IOException, InterruptedException {
         try (ServerProcess server = ServerProcess.start(competitor, protocol, settings.threads(), settings.jvm())) {
             long pid = server.pid();
+            MemorySnapshot without = null;
+            AtomicReference<MemorySnapshot> with = new AtomicReference<>();
+            if (perConnection != null) {
+                perConnection.prime(server, settings.generator());
+                without = server.memory();
+            }
             double[] cpu = new double[2];
             double[] machine = new double[2];
             double[] lab = new double[2];
@@ -150,8 +217,15 @@ final class Experiment {
                 wall[i] = System.nanoTime();
                 if (i == 1) {
                     stats.set(server.stats());
+                    if (perConnection != null) {
+                        with.set(server.memory()); // every connection still open: the generator closes them after
+                    }
                 }
             });
+            if (without != null && with.get() != null) {
+                connectionCosts.add(ConnectionCost.of(variant, competitor.label(), round, perConnection.conns,
+                    perConnection.connectSeconds, without, with.get()));
+            }
             Map<String, Double> s = stats.get();
             double window = (wall[1] - wall[0]) / 1e9;
             double jitCpu = jit[1] - jit[0];

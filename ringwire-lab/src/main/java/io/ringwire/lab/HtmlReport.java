@@ -53,6 +53,9 @@ final class HtmlReport {
         if (report.costModel() != null) {
             costModel(b, report.costModel());
         }
+        if (!report.connectionCosts().isEmpty()) {
+            connectionCosts(b, report.connectionCosts());
+        }
         return b.append("</body></html>\n").toString();
     }
 
@@ -154,6 +157,51 @@ final class HtmlReport {
 
     private static double[] values(Summary s, ToDoubleFunction<Summary.Row> f) {
         return s.rows().stream().mapToDouble(f).toArray();
+    }
+
+    /** The conns workload: memory per connection per server, a table and a chart per variant. */
+    private static void connectionCosts(StringBuilder b, List<ConnectionCost> costs) {
+        List<ConnectionCost> medians = ConnectionCost.medians(costs);
+        List<String> variants = medians.stream().map(ConnectionCost::variant).distinct().toList();
+        for (String variant : variants) {
+            List<ConnectionCost> rows = medians.stream().filter(c -> c.variant().equals(variant)).toList();
+            b.append("<section class=\"workload\" data-workload=\"conns-memory\">\n<h2>conns · ")
+                .append(Html.escape(variant)).append(" · memory per connection</h2>\n<p class=\"small\">Live "
+                    + "after a full GC, with every connection open minus before any (after a short priming load), "
+                    + "divided by the connections; bytes, medians over rounds. Native: thread stacks, malloc, "
+                    + "Unsafe and FFM memory (Native Memory Tracking); GC: the collector's structures; transport: "
+                    + "the transport's own classes (its per-channel state), netty: the rest of Netty (pipeline, "
+                    + "contexts, config); jdk: JDK objects and arrays. Kernel socket buffers are in none of "
+                    + "these.</p>\n<div class=\"scroll\"><table class=\"results\"><tr>");
+            for (String h : new String[] {"server", "runs", "set-up conns/s", "heap", "native", "GC", "total",
+                "RSS", "transport", "netty", "jdk", "top classes"}) {
+                b.append("<th>").append(Html.escape(h)).append("</th>");
+            }
+            b.append("</tr>\n");
+            for (ConnectionCost c : rows) {
+                b.append("<tr data-server=\"").append(Html.escape(c.server())).append("\"><td>")
+                    .append(Html.escape(c.server())).append("</td><td>").append(c.round()).append("</td>");
+                for (double v : new double[] {c.connectsPerSec(), c.heapPerConn(), c.nativePerConn(),
+                    c.gcPerConn(), c.totalPerConn(), c.rssPerConn(),
+                    ConnectionCost.transportPackage(c.server()) == null ? Double.NaN : c.transportPerConn(),
+                    c.nettyPerConn(), c.otherPerConn()}) {
+                    b.append("<td>").append(Html.pretty(v)).append("</td>");
+                }
+                b.append("<td style=\"text-align:left;white-space:normal\">").append(Html.escape(String.join(", ",
+                    c.top().stream().limit(5).map(t -> String.format(Locale.ROOT, "%s %.1f× %.0f B",
+                        ConnectionCost.shortName(t.name()), t.instancesPerConn(), t.bytesPerConn())).toList())))
+                    .append("</td></tr>\n");
+            }
+            List<String> servers = rows.stream().map(ConnectionCost::server).toList();
+            b.append("</table></div>\n<div class=\"charts\">").append(Charts.grouped("memory per connection",
+                "B", servers, List.of("heap", "native", "GC", "total"), new double[][] {
+                    rows.stream().mapToDouble(ConnectionCost::heapPerConn).toArray(),
+                    rows.stream().mapToDouble(ConnectionCost::nativePerConn).toArray(),
+                    rows.stream().mapToDouble(ConnectionCost::gcPerConn).toArray(),
+                    rows.stream().mapToDouble(ConnectionCost::totalPerConn).toArray()}, Competitor.RINGWIRE.label(),
+                false))
+                .append("</div>\n</section>\n");
+        }
     }
 
     private static void costModel(StringBuilder b, CostModel.Report m) {

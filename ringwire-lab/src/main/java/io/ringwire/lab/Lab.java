@@ -18,7 +18,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
-        Lab.UdpEcho.class, Lab.DomainEcho.class, Lab.Files.class,
+        Lab.UdpEcho.class, Lab.DomainEcho.class, Lab.Files.class, Lab.Conns.class,
         Lab.Redis.class, Lab.Http.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
         Lab.CompareCommand.class, Lab.SoakCommand.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
@@ -169,7 +169,9 @@ public final class Lab implements Callable<Integer> {
                 .orElse(null);
             model = CostModel.Report.of(costs, echo);
         }
-        LabReport report = LabReport.of(command, common.settings().jvm(), common.engine(), notes, runs, model);
+        List<ConnectionCost> costs = experiments.stream().flatMap(e -> e.connectionCosts().stream()).toList();
+        LabReport report = LabReport.of(command, common.settings().jvm(), common.engine(), notes, runs, model,
+            costs);
         System.out.print(report.text());
         for (Path p : report.write(common.out)) {
             System.out.println("wrote " + p.toAbsolutePath());
@@ -372,6 +374,72 @@ public final class Lab implements Callable<Integer> {
         public Integer call() throws Exception {
             return run(List.of(Workloads.files(common.settings(), conns, size, fileChannel)), new ArrayList<>(),
                 false);
+        }
+    }
+
+    @Command(name = "conns", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
+        description = {"Seed 000's front-end at scale (issue 13): N mostly idle connections, each sending one small "
+            + "message every --interval seconds (open loop), on every server. Besides CPU at that load and latency, "
+            + "each server's memory per connection: live heap after a full GC and memory committed outside the heap "
+            + "(Native Memory Tracking), with the connections open minus before them (after a short priming load), "
+            + "split into the transport's own classes, the rest of Netty, and the JDK's; and the set-up rate.",
+            "Above 4,096 connections the load generator connects from 127.0.0.1, 127.0.0.2, ... (4,096 each). The "
+                + "lab raises its open-file limit (and so the servers') where it may; blocking-platform is left out "
+                + "when a thread per connection would pass the kernel's thread or pid limit."})
+    static final class Conns extends WorkloadCommand {
+        /** Descriptors besides the connections: the JVM's own (jars, pipes, epoll/io_uring, the listener). */
+        static final int SPARE_FDS = 1000;
+
+        @Option(names = "--conns", split = ",", defaultValue = "1000,10000", description = "connections, a list "
+            + "(default: ${DEFAULT-VALUE}); up to 100000 and more where the limits allow")
+        List<Integer> conns;
+
+        @Option(names = "--size", defaultValue = "64", description = "bytes per message (default: ${DEFAULT-VALUE})")
+        int size;
+
+        @Option(names = "--interval", defaultValue = "30", description = "seconds between one connection's "
+            + "messages; seed 000's front-end: 10 to 100. The measured window is one interval unless --seconds "
+            + "says otherwise (default: ${DEFAULT-VALUE})")
+        double interval;
+
+        @Override
+        public Integer call() throws Exception {
+            List<String> notes = new ArrayList<>();
+            int most = conns.stream().mapToInt(Integer::intValue).max().orElse(0);
+            // the lab holds the client side, each server the other, each with a little more for everything else
+            long wanted = most + SPARE_FDS;
+            io.ringwire.uring.OpenFileLimit limit = io.ringwire.uring.OpenFileLimit.raise(wanted);
+            if (limit.soft() < wanted) {
+                throw new IllegalStateException(String.format(java.util.Locale.ROOT, "%,d connections need about "
+                    + "%,d open files in the lab and as many in each server; the limit is %,d (hard %,d), and "
+                    + "raising the hard limit needs CAP_SYS_RESOURCE, which this process does not have: at most "
+                    + "%,d connections here, or raise the limit (ulimit -Hn) before starting the lab", most, wanted,
+                    limit.soft(), limit.hard(), Math.max(0, limit.hard() - SPARE_FDS)));
+            }
+            notes.add(String.format(java.util.Locale.ROOT, "open-file limit %,d (the lab raised it where needed)",
+                limit.soft()));
+            // one interval by default: every connection sends once in the window
+            Experiment.Settings s = spec.commandLine().getParseResult().hasMatchedOption("--seconds")
+                ? common.settings() : common.settings().withSeconds(interval);
+            List<Experiment> e = new ArrayList<>();
+            for (int n : conns) {
+                e.add(Workloads.conns(withoutThreadPerConnection(s, n, notes), n, size, interval));
+            }
+            return run(e, notes, false);
+        }
+
+        /** Leaves blocking-platform out when {@code n} threads would pass the kernel's limits, with a note. */
+        private static Experiment.Settings withoutThreadPerConnection(Experiment.Settings s, int n,
+                                                                      List<String> notes) {
+            long threads = ProcessStats.maxThreads();
+            if (n + 1000 <= threads || !s.servers().contains(Competitor.BLOCKING_PLATFORM)) {
+                return s;
+            }
+            notes.add(String.format(java.util.Locale.ROOT, "blocking-platform left out at %,d connections: a "
+                + "platform thread per connection, and this kernel allows %,d threads in all (kernel.pid_max and "
+                + "kernel.threads-max)", n, threads));
+            return s.withServers(s.servers().stream().filter(c -> c != Competitor.BLOCKING_PLATFORM).toList());
         }
     }
 

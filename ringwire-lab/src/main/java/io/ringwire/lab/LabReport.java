@@ -30,9 +30,17 @@ import java.util.Map;
  * @param verdicts  one line per experiment
  * @param runs      every run
  * @param costModel seed 002's figures, or null
+ * @param connectionCosts the conns workload's memory per connection, every run (empty without it)
  */
 public record LabReport(String command, Map<String, String> machine, List<String> notes, List<Summary> summaries,
-                        List<String> verdicts, List<RunResult> runs, CostModel.Report costModel) {
+                        List<String> verdicts, List<RunResult> runs, CostModel.Report costModel,
+                        List<ConnectionCost> connectionCosts) {
+    /** A report without the conns workload. */
+    static LabReport of(String command, ServerJvm jvm, LoadGenerator.Engine generator, List<String> notes,
+                        List<RunResult> runs, CostModel.Report costModel) {
+        return of(command, jvm, generator, notes, runs, costModel, List.of());
+    }
+
     /**
      * @param command   the command line
      * @param jvm       the servers' JVM flags
@@ -40,10 +48,11 @@ public record LabReport(String command, Map<String, String> machine, List<String
      * @param notes     lines worth reading
      * @param runs      every run
      * @param costModel or null
+     * @param connectionCosts the conns workload's memory per connection, every run
      * @return the report with summaries and verdicts worked out
      */
     static LabReport of(String command, ServerJvm jvm, LoadGenerator.Engine generator, List<String> notes,
-                        List<RunResult> runs, CostModel.Report costModel) {
+                        List<RunResult> runs, CostModel.Report costModel, List<ConnectionCost> connectionCosts) {
         List<Summary> summaries = Summary.of(runs);
         Map<String, String> machine = describeMachine();
         machine.put("server JVM flags", jvm.describe());
@@ -63,7 +72,8 @@ public record LabReport(String command, Map<String, String> machine, List<String
         machine.put("load generator", external.isEmpty() ? lab : workloads.isEmpty() ? String.join("; ", external)
             : lab + "; " + String.join("; ", external));
         return new LabReport(command, machine, List.copyOf(notes), summaries,
-            summaries.stream().map(Summary::verdict).toList(), List.copyOf(runs), costModel);
+            summaries.stream().map(Summary::verdict).toList(), List.copyOf(runs), costModel,
+            List.copyOf(connectionCosts));
     }
 
     static Map<String, String> describeMachine() {
@@ -103,6 +113,9 @@ public record LabReport(String command, Map<String, String> machine, List<String
         }
         if (costModel != null) {
             b.append('\n').append(costModel.text());
+        }
+        if (!connectionCosts.isEmpty()) {
+            b.append(ConnectionCost.table(connectionCosts));
         }
         b.append('\n');
         for (String v : verdicts) {

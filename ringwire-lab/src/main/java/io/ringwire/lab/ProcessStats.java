@@ -127,6 +127,20 @@ public final class ProcessStats {
         }
     }
 
+    /** @return the most threads the kernel lets exist at once (kernel.pid_max and kernel.threads-max), or MAX_VALUE */
+    public static long maxThreads() {
+        long most = Long.MAX_VALUE;
+        for (String f : new String[] {"/proc/sys/kernel/pid_max", "/proc/sys/kernel/threads-max"}) {
+            try {
+                // by lines: on some kernels a sysctl file read whole (readString) yields only its first byte
+                most = Math.min(most, Long.parseLong(Files.readAllLines(Path.of(f)).get(0).trim()));
+            } catch (IOException | RuntimeException e) {
+                // not this one
+            }
+        }
+        return most;
+    }
+
     /** @return busy CPU seconds of the whole machine since boot (all but idle and iowait; steal left out), or NaN */
     public static double machineBusySeconds() {
         try {

@@ -103,7 +103,8 @@ final class ServerProcess implements AutoCloseable {
         try {
             String line;
             while ((line = out.readLine()) != null) {
-                if (line.startsWith("STATS") || line.equals("OK") || line.startsWith("ERROR")) {
+                if (line.startsWith("STATS") || line.startsWith("MEMORY") || line.equals("OK")
+                    || line.startsWith("ERROR")) {
                     replies.add(line);
                 }
                 // anything else (a server's log line) is read and dropped so the pipe never fills
@@ -134,11 +135,25 @@ final class ServerProcess implements AutoCloseable {
         return reply == null || !reply.startsWith("STATS") ? Map.of() : ServerStats.parse(reply);
     }
 
+    /**
+     * @return what the server holds live after a full collection (two, with a class histogram between), with its
+     *         resident set; null if it did not answer
+     */
+    MemorySnapshot memory() {
+        String reply = ask("MEMORY", 60);
+        return reply == null || !reply.startsWith("MEMORY") ? null
+            : MemorySnapshot.parse(reply, ProcessStats.rssKiB(pid()));
+    }
+
     private String ask(String command) {
+        return ask(command, 10);
+    }
+
+    private String ask(String command, int seconds) {
         try {
             control.write((command + "\n").getBytes(StandardCharsets.US_ASCII));
             control.flush();
-            return replies.poll(10, TimeUnit.SECONDS);
+            return replies.poll(seconds, TimeUnit.SECONDS);
         } catch (IOException e) {
             throw new UncheckedIOException("server " + process.pid() + " did not take '" + command + "'", e);
         } catch (InterruptedException e) {

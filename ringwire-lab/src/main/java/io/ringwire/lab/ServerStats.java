@@ -23,7 +23,8 @@ import java.util.stream.Collectors;
  * in use (sampled every 10 ms, as a monitoring tool would see it), peak pooled direct memory of Netty's default
  * allocator, GC count and time, heap bytes allocated, memory committed outside the heap (Native Memory Tracking),
  * and for Ringwire the loop counters (enters, SQEs, CQEs, writes, iovecs, recvs, bytes, buffer-ring exhaustion,
- * iterations). CPU time and RSS the lab reads from /proc, from outside.
+ * iterations). {@code MEMORY} answers what is live after a full collection ({@link MemorySnapshot}), for the conns
+ * workload. CPU time and RSS the lab reads from /proc, from outside.
  */
 final class ServerStats {
     private static final long SAMPLE_MILLIS = 10;
@@ -55,6 +56,7 @@ final class ServerStats {
                         System.out.println("OK");
                     }
                     case "STATS" -> System.out.println("STATS " + format(snapshot()));
+                    case "MEMORY" -> System.out.println(MemorySnapshot.take().line());
                     default -> System.out.println("ERROR unknown command '" + line + "'");
                 }
                 System.out.flush();

@@ -84,6 +84,24 @@ final class Workloads {
                 .run(warmup::over, s.seconds(), edge), false));
     }
 
+    /**
+     * Seed 000's front-end at scale (issue 13): {@code conns} connections, each sending one {@code size}-byte message
+     * every {@code intervalSeconds} (open loop, the connections in turn, so the offered rate is conns / interval),
+     * every server's memory per connection measured besides its CPU at that load and the latency.
+     */
+    static Experiment conns(Experiment.Settings s, int conns, int size, double intervalSeconds) {
+        double rate = conns / intervalSeconds;
+        LoadGenerator.Config c = new LoadGenerator.Config(conns, size, 1, 0, rate, 1, 1);
+        Experiment.PerConnection p = new Experiment.PerConnection(conns, size);
+        return new Experiment("conns", String.format(Locale.ROOT, "%,d conns × %d B every %s s", conns, size,
+            Summary.compact(intervalSeconds)), Protocol.ECHO, s, (target, warmup, edge) -> {
+                LoadGenerator.Result r = new LoadGenerator(target, c, s.generator()).run(warmup::over, s.seconds(),
+                    edge);
+                p.connected(r.connectSeconds());
+                return Measurement.of(r, true);
+            }).measuringConnections(p);
+    }
+
     /** Seed 000's single stream: one connection, a flood of frames with a large window. */
     static Experiment singleStream(Experiment.Settings s, int size, int window) {
         LoadGenerator.Config c = LoadGenerator.Config.closed(1, size, window);

@@ -140,6 +140,26 @@ class LoadGeneratorTest {
 
     @ParameterizedTest
     @EnumSource(LoadGenerator.Engine.class)
+    void manyConnectionsComeFromSeveralLoopbackAddresses(LoadGenerator.Engine engine) throws IOException {
+        assumeTrue(engine == LoadGenerator.Engine.NIO || LoadGenerator.Engine.best() == engine,
+            "this kernel lacks what the io_uring generator needs");
+        InetSocketAddress target = echoServer(this);
+        // the conns workload's spreading, at 10 per address instead of thousands
+        LoadGenerator.Result r = new LoadGenerator(target, new LoadGenerator.Config(30, 64, 1, 0, 300, 1, 1), engine)
+            .connsPerSource(10).run(() -> true, 0.3, () -> { });
+        assertEquals(0, r.mismatches() + r.errors(), r::toString);
+        assertTrue(r.connectSeconds() > 0, r::toString);
+        java.util.Map<String, Integer> peers = new java.util.TreeMap<>();
+        for (AutoCloseable c : toClose) {
+            if (c instanceof Socket s) {
+                peers.merge(s.getInetAddress().getHostAddress(), 1, Integer::sum);
+            }
+        }
+        assertEquals(java.util.Map.of("127.0.0.1", 10, "127.0.0.2", 10, "127.0.0.3", 10), peers);
+    }
+
+    @ParameterizedTest
+    @EnumSource(LoadGenerator.Engine.class)
     void aServerThatHangsUpIsAnErrorNotAStall(LoadGenerator.Engine engine) throws IOException {
         InetSocketAddress target = server(i -> 0, 0); // hangs up on the first bytes, without answering
         LoadGenerator.Result r = run(target, LoadGenerator.Config.closed(3, 128, 2), engine);

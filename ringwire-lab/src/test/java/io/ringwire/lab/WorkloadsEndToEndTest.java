@@ -71,6 +71,31 @@ class WorkloadsEndToEndTest {
     }
 
     @Test
+    void connsMeasuresMemoryPerConnection() throws Exception {
+        Experiment e = Workloads.conns(settings(Competitor.RINGWIRE, Competitor.NETTY_EPOLL), 300, 64, 1.0);
+        List<RunResult> runs = e.run(Progress.silent());
+        assertEquals(2, runs.size());
+        for (RunResult r : runs) {
+            assertEquals(0, r.mismatches() + r.errors(), r::toString);
+            assertEquals(300, r.offeredRate(), 30, r::toString);
+        }
+        List<ConnectionCost> costs = e.connectionCosts();
+        assertEquals(2, costs.size());
+        for (ConnectionCost c : costs) {
+            assertEquals(300, c.conns());
+            assertTrue(c.connectsPerSec() > 0, c::toString);
+            // exactly one channel object per open connection, counted in the transport's own classes
+            String channel = c.server().equals("ringwire") ? "io.ringwire.transport.RingwireSocketChannel"
+                : "io.netty.channel.epoll.EpollSocketChannel";
+            ConnectionCost.ClassCost own = c.top().stream().filter(t -> t.name().equals(channel)).findFirst()
+                .orElseThrow(() -> new AssertionError(channel + " among the classes that grew: " + c));
+            assertEquals(1.0, own.instancesPerConn(), 1e-9, c::toString);
+            assertTrue(c.transportPerConn() >= own.bytesPerConn(), c::toString);
+            assertTrue(c.nettyPerConn() > 0, () -> "a Netty pipeline per connection: " + c);
+        }
+    }
+
+    @Test
     void singleStreamReportsServerMemory() throws Exception {
         for (RunResult r : clean(Workloads.singleStream(settings(Competitor.RINGWIRE), 1024, 4096), 1)) {
             assertTrue(r.heapPeakMiB() > 0, r::toString);

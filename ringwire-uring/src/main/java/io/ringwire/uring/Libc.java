@@ -83,6 +83,11 @@ public final class Libc {
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
     private static final MethodHandle STRERROR = downcall("strerror",
         FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    private static final MethodHandle PRLIMIT = downcall("prlimit",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
+
+    /** {@code RLIMIT_NOFILE}: the most descriptors a process may have open. */
+    public static final int RLIMIT_NOFILE = 7;
 
     private static MethodHandle downcall(String name, FunctionDescriptor descriptor, Linker.Option... options) {
         MemorySegment symbol = LOOKUP.find(name)
@@ -553,6 +558,31 @@ public final class Libc {
         try {
             long ret = (long) SENDFILE.invokeExact(capture, outFd, inFd, offset, count);
             return ret < 0 ? -errno(capture) : ret;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code prlimit(0, resource, new, old)} on this process: reads a resource limit and, when {@code soft} is not
+     * negative, sets it.
+     *
+     * @param resource e.g. {@link #RLIMIT_NOFILE}
+     * @param soft     the new soft limit, or -1 to only read
+     * @param hard     the new hard limit (raising it needs CAP_SYS_RESOURCE)
+     * @param old      two native {@code rlim_t}: the soft and hard limits before the call
+     * @return 0, or {@code -errno} ({@code -EPERM} when raising the hard limit is not allowed)
+     */
+    public static int prlimit(int resource, long soft, long hard, MemorySegment old) {
+        MemorySegment capture = THREAD_CAPTURE.get();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment limit = MemorySegment.NULL;
+            if (soft >= 0) {
+                limit = a.allocate(16, 8);
+                limit.set(JAVA_LONG, 0, soft);
+                limit.set(JAVA_LONG, 8, hard);
+            }
+            return result((int) PRLIMIT.invokeExact(capture, 0, resource, limit, old), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -35,6 +35,8 @@ public final class SocketConstants {
     public static final int IPPROTO_IPV6 = 41;
     public static final int IP_TOS = 1;
     public static final int IP_MULTICAST_IF = 32;
+    /** Bind an address now, choose the port at connect (by the whole 4-tuple): many clients per source address. */
+    public static final int IP_BIND_ADDRESS_NO_PORT = 24;
     public static final int IP_MULTICAST_TTL = 33;
     public static final int IP_ADD_MEMBERSHIP = 35;
     public static final int IP_DROP_MEMBERSHIP = 36;
