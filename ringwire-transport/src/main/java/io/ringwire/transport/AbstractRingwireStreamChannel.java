@@ -69,8 +69,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * what was written (a short write continues from there), which updates writability synchronously.
  */
 public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel implements DuplexChannel {
-    private static final int IOV_MAX = 1024;
-    private static final int MSGHDR_SIZE = 56;
 
     /** The channel's options; set by the subclass's constructor. */
     DuplexChannelConfig config;
@@ -448,14 +446,9 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         return new StreamUnsafe();
     }
 
-    private final class StreamUnsafe extends RingwireUnsafe implements ChannelOutboundBuffer.MessageProcessor {
+    private final class StreamUnsafe extends RingwireUnsafe {
         private RecvByteBufAllocator.ExtendedHandle allocHandle;
         private int messagesThisLoop;
-        private MemorySegment scratch;
-        private long iovBase;
-        private int iovCount;
-        private long iovBytes;
-        private long maxBytes;
 
         private RecvByteBufAllocator.ExtendedHandle allocHandle() {
             if (allocHandle == null) {
@@ -913,54 +906,36 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 holdForKernel(in, in.size()); // (a FileRegion's piece in flight is the channel's own buffer)
                 return;
             }
-            if (!gather(in)) {
+            if (gather(in) == 0) {
                 return;
             }
-            long base = scratch.address();
-            long m = iovBase - MSGHDR_SIZE - base;
-            int res = Libc.sendmsg(fd, scratch.asSlice(m, MSGHDR_SIZE), SocketConstants.MSG_NOSIGNAL
-                | SocketConstants.MSG_DONTWAIT);
+            int res = Libc.sendmsg(fd, registration.handler().writeGather().msghdrSegment(),
+                SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT);
             if (res > 0) {
                 in.removeBytes(res);
             }
         }
 
-        /** Fills the loop's scratch space with a msghdr and iovecs for the flushed buffers; false if none. */
-        private boolean gather(ChannelOutboundBuffer in) {
-            RingwireIoHandler h = registration.handler();
-            // take what the loop's scratch space has left this iteration (at least a few iovecs per flushed
-            // message, at most IOV_MAX), so that a composite of many components fits; what stays unused is
-            // given back below
-            int atLeast = Math.min(Math.max(in.size(), 1) * 4, IOV_MAX);
-            int cap = (int) Math.max(atLeast, Math.min(IOV_MAX, (h.scratchRemaining() - MSGHDR_SIZE) / 16));
-            scratch = h.scratchSegment();
-            long region = h.scratch(MSGHDR_SIZE + 16 * cap);
-            iovBase = region + MSGHDR_SIZE;
-            iovCount = 0;
-            iovBytes = 0;
-            maxBytes = h.config().maxBytesPerWrite();
-            capacity = cap;
+        /**
+         * Gathers the flushed buffers into the loop's msghdr and iovecs ({@link WriteGather}).
+         *
+         * @return the iovecs; 0 if none (only empty buffers were flushed: dropped; or a message failed: handled)
+         */
+        private int gather(ChannelOutboundBuffer in) {
+            int n;
             try {
-                in.forEachFlushedMessage(this);
+                n = registration.handler().writeGather().gather(in);
             } catch (Exception e) {
-                h.scratchGiveBack(region, MSGHDR_SIZE + 16 * cap, 0);
                 handleWriteError(e);
-                return false;
+                return 0;
             }
-            h.scratchGiveBack(region, MSGHDR_SIZE + 16 * cap, iovCount == 0 ? 0 : MSGHDR_SIZE + 16 * iovCount);
-            if (iovCount == 0) {
+            if (n == 0) {
                 // only empty buffers were flushed: drop them, nothing goes to the kernel
                 while (in.current() instanceof ByteBuf b && !b.isReadable()) {
                     in.remove();
                 }
-                return false;
             }
-            // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }: only the iovecs are set
-            long m = region - scratch.address();
-            scratch.asSlice(m, MSGHDR_SIZE).fill((byte) 0);
-            scratch.set(JAVA_LONG, m + 16, iovBase);
-            scratch.set(JAVA_LONG, m + 24, iovCount);
-            return true;
+            return n;
         }
 
         @Override
@@ -983,27 +958,24 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 writeFileRegion(r, in, region);
                 return;
             }
-            if (!gather(in)) {
+            int iovecs = gather(in);
+            if (iovecs == 0) {
                 return;
             }
             SubmissionQueue q = r.sq();
-            long base = scratch.address();
-            if (iovCount == 1) {
-                long addr = scratch.get(JAVA_LONG, iovBase - base);
-                int len = (int) scratch.get(JAVA_LONG, iovBase - base + 8);
-                q.prepSend(fd, addr, len, SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0));
+            WriteGather g = r.handler().writeGather();
+            if (iovecs == 1) {
+                q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
+                    r.nextUserData(IORING_OP_SEND, 0));
                 startedWrite(IORING_OP_SEND);
             } else {
-                q.prepSendmsg(fd, iovBase - MSGHDR_SIZE, SocketConstants.MSG_NOSIGNAL,
-                    r.nextUserData(IORING_OP_SENDMSG, 0));
+                q.prepSendmsg(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SENDMSG, 0));
                 startedWrite(IORING_OP_SENDMSG);
             }
             RingwireCounters c = r.handler().counters();
             c.writes++;
-            c.writeIovecs += iovCount;
+            c.writeIovecs += iovecs;
         }
-
-        private int capacity;
 
         /**
          * Sends the next piece of a FileRegion: up to {@link #FILE_CHUNK} bytes copied from it into a buffer (through
@@ -1062,42 +1034,6 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             RingwireCounters c = r.handler().counters();
             c.writes++;
             c.writeIovecs++;
-        }
-
-        @Override
-        public boolean processMessage(Object msg) {
-            if (!(msg instanceof ByteBuf buf)) {
-                return false;
-            }
-            int readable = buf.readableBytes();
-            if (readable == 0) {
-                return true;
-            }
-            long address = nativeAddress(buf, buf.readerIndex(), readable);
-            if (address != 0) {
-                return addIovec(address, readable);
-            }
-            // a composite: as many components as there is room for; the write is then partial, and the rest goes
-            // with the next one
-            for (ByteBuffer nio : buf.nioBuffers(buf.readerIndex(), readable)) {
-                if (nio.hasRemaining() && !addIovec(MemorySegment.ofBuffer(nio).address(), nio.remaining())) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        private boolean addIovec(long address, int length) {
-            if (iovCount == capacity || iovBytes >= maxBytes) {
-                return false;
-            }
-            int len = (int) Math.min(length, maxBytes - iovBytes);
-            long off = iovBase - scratch.address() + 16L * iovCount;
-            scratch.set(JAVA_LONG, off, address);
-            scratch.set(JAVA_LONG, off + 8, len);
-            iovCount++;
-            iovBytes += len;
-            return len == length;
         }
 
         /**

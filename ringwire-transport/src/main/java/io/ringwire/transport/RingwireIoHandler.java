@@ -89,6 +89,7 @@ public final class RingwireIoHandler implements IoHandler {
     private final RingwireCounters counters;
     private final Arena scratchArena;
     private final MemorySegment scratch;
+    private final WriteGather writeGather = new WriteGather(this);
     private long scratchUsed;
 
     private BufferRing recvBuffers;
@@ -655,6 +656,11 @@ public final class RingwireIoHandler implements IoHandler {
         if (start + ((requested + 15) & ~15L) == scratchUsed) { // only the newest request can shrink
             scratchUsed = start + ((used + 15) & ~15L);
         }
+    }
+
+    /** @return the loop's gatherer of flushed buffers into iovecs, shared by its stream channels */
+    WriteGather writeGather() {
+        return writeGather;
     }
 
     /** @return the scratch segment, for writing what {@link #scratch(int)} returned */

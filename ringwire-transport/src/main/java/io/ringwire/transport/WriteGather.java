@@ -1,0 +1,127 @@
+package io.ringwire.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelOutboundBuffer;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * Gathers one channel's flushed buffers into a {@code struct msghdr} and its iovecs in the loop's scratch space, for
+ * one SEND (one buffer) or SENDMSG. One per loop, used by one channel at a time and finished before the next starts
+ * (the loop is single-threaded, and nothing in between runs user code), so this state costs no memory per
+ * connection.
+ */
+final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
+    /** The kernel's limit on iovecs per sendmsg. */
+    static final int IOV_MAX = 1024;
+    /** {@code sizeof(struct msghdr)}. */
+    static final int MSGHDR_SIZE = 56;
+
+    private final RingwireIoHandler loop;
+    private MemorySegment scratch;
+    private long iovBase;
+    private int iovCount;
+    private long iovBytes;
+    private long maxBytes;
+    private int capacity;
+
+    WriteGather(RingwireIoHandler loop) {
+        this.loop = loop;
+    }
+
+    /**
+     * Fills the loop's scratch space with a msghdr and iovecs for {@code in}'s flushed buffers, as many as fit (at most
+     * {@link #IOV_MAX} iovecs and {@link RingwireIoHandlerConfig#maxBytesPerWrite()} bytes): the write is then partial,
+     * and the rest goes with the next one.
+     *
+     * @return the iovecs gathered; 0 when only empty buffers were flushed (the scratch space is all given back)
+     * @throws Exception what a flushed message threw while being visited
+     */
+    int gather(ChannelOutboundBuffer in) throws Exception {
+        // take what the loop's scratch space has left this iteration (at least a few iovecs per flushed message, at
+        // most IOV_MAX), so that a composite of many components fits; what stays unused is given back below
+        int atLeast = Math.min(Math.max(in.size(), 1) * 4, IOV_MAX);
+        int cap = (int) Math.max(atLeast, Math.min(IOV_MAX, (loop.scratchRemaining() - MSGHDR_SIZE) / 16));
+        scratch = loop.scratchSegment();
+        long region = loop.scratch(MSGHDR_SIZE + 16 * cap);
+        iovBase = region + MSGHDR_SIZE;
+        iovCount = 0;
+        iovBytes = 0;
+        maxBytes = loop.config().maxBytesPerWrite();
+        capacity = cap;
+        try {
+            in.forEachFlushedMessage(this);
+        } catch (Exception e) {
+            loop.scratchGiveBack(region, MSGHDR_SIZE + 16 * cap, 0);
+            throw e;
+        }
+        loop.scratchGiveBack(region, MSGHDR_SIZE + 16 * cap, iovCount == 0 ? 0 : MSGHDR_SIZE + 16 * iovCount);
+        if (iovCount > 0) {
+            // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }: only the iovecs are set
+            long m = region - scratch.address();
+            scratch.asSlice(m, MSGHDR_SIZE).fill((byte) 0);
+            scratch.set(JAVA_LONG, m + 16, iovBase);
+            scratch.set(JAVA_LONG, m + 24, iovCount);
+        }
+        return iovCount;
+    }
+
+    /** @return the native address of the msghdr the last {@link #gather} filled */
+    long msghdr() {
+        return iovBase - MSGHDR_SIZE;
+    }
+
+    /** @return the msghdr the last {@link #gather} filled, for a synchronous sendmsg(2) */
+    MemorySegment msghdrSegment() {
+        return scratch.asSlice(msghdr() - scratch.address(), MSGHDR_SIZE);
+    }
+
+    /** @return the first iovec's base address */
+    long firstAddress() {
+        return scratch.get(JAVA_LONG, iovBase - scratch.address());
+    }
+
+    /** @return the first iovec's length */
+    int firstLength() {
+        return (int) scratch.get(JAVA_LONG, iovBase - scratch.address() + 8);
+    }
+
+    @Override
+    public boolean processMessage(Object msg) {
+        if (!(msg instanceof ByteBuf buf)) {
+            return false;
+        }
+        int readable = buf.readableBytes();
+        if (readable == 0) {
+            return true;
+        }
+        long address = AbstractRingwireChannel.nativeAddress(buf, buf.readerIndex(), readable);
+        if (address != 0) {
+            return addIovec(address, readable);
+        }
+        // a composite: as many components as there is room for; the write is then partial, and the rest goes
+        // with the next one
+        for (ByteBuffer nio : buf.nioBuffers(buf.readerIndex(), readable)) {
+            if (nio.hasRemaining() && !addIovec(MemorySegment.ofBuffer(nio).address(), nio.remaining())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean addIovec(long address, int length) {
+        if (iovCount == capacity || iovBytes >= maxBytes) {
+            return false;
+        }
+        int len = (int) Math.min(length, maxBytes - iovBytes);
+        long off = iovBase - scratch.address() + 16L * iovCount;
+        scratch.set(JAVA_LONG, off, address);
+        scratch.set(JAVA_LONG, off + 8, len);
+        iovCount++;
+        iovBytes += len;
+        return len == length;
+    }
+}
