@@ -93,40 +93,69 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
     /** Bytes received but not yet delivered, because autoRead is off and the read loop's budget ran out. */
     private ByteBuf pendingInput;
-    /** Bytes of the FileRegion being written, copied out of it and not yet sent; the channel owns them. */
-    private ByteBuf fileChunk;
+    /**
+     * What a FileRegion write needs, made at the channel's first FileRegion: most connections never send one, and
+     * an idle connection should not carry its fields (issue 13).
+     */
+    private static final class FileWrite {
+        /** Bytes of the FileRegion being written, copied out of it and not yet sent; the channel owns them. */
+        ByteBuf chunk;
+        /** The DefaultFileRegion being sent with sendfile(2), the file's fd (-1: copy it instead), who closes it. */
+        DefaultFileRegion sendfileRegion;
+        int sendfileFd = -1;
+        boolean sendfileOwnsFd;
+        /** sendfile's native off_t, made on first use. */
+        MemorySegment sendfileOffset;
+    }
 
-    /** The DefaultFileRegion being sent with sendfile(2), the file's fd (-1: copy it instead), who closes it. */
-    private DefaultFileRegion sendfileRegion;
-    private int sendfileFd = -1;
-    private boolean sendfileOwnsFd;
-    /** sendfile's native off_t, made on first use. */
-    private MemorySegment sendfileOffset;
+    /** Null until the first FileRegion. */
+    private FileWrite files;
     /** user_data data of the POLL_ADD that waits for socket space between two sendfile calls. */
     static final int WRITE_POLL = 1;
 
     private boolean pendingInputTaskScheduled;
 
-    private ChannelPromise connectPromise;
-    private Future<?> connectTimeout;
-    private SocketAddress requestedRemote;
+    /** A connect in progress (client channels only, and only until it completes). */
+    private static final class Connecting {
+        final ChannelPromise promise;
+        final SocketAddress remote;
+        Future<?> timeout;
+
+        Connecting(ChannelPromise promise, SocketAddress remote) {
+            this.promise = promise;
+            this.remote = remote;
+        }
+    }
+
+    private Connecting connecting;
 
     AbstractRingwireStreamChannel(Channel parent, int fd, boolean active) {
         super(parent, fd, active);
     }
 
-    private void closeSendfileFd() {
-        if (sendfileFd >= 0 && sendfileOwnsFd) {
-            Libc.close(sendfileFd);
+    private FileWrite files() {
+        if (files == null) {
+            files = new FileWrite();
         }
-        sendfileFd = -1;
-        sendfileRegion = null;
+        return files;
+    }
+
+    private void closeSendfileFd() {
+        FileWrite f = files;
+        if (f == null) {
+            return;
+        }
+        if (f.sendfileFd >= 0 && f.sendfileOwnsFd) {
+            Libc.close(f.sendfileFd);
+        }
+        f.sendfileFd = -1;
+        f.sendfileRegion = null;
     }
 
     private void releaseFileChunk() {
-        if (fileChunk != null) {
-            fileChunk.release();
-            fileChunk = null;
+        if (files != null && files.chunk != null) {
+            files.chunk.release();
+            files.chunk = null;
         }
     }
 
@@ -463,7 +492,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 return;
             }
             try {
-                if (connectPromise != null) {
+                if (connecting != null) {
                     throw new ConnectionPendingException();
                 }
                 if (active) {
@@ -484,12 +513,12 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 int len = writeRemoteAddress(remote, seg.asSlice(sa - seg.address(), SockAddr.STORAGE_SIZE));
                 r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0));
                 started(CONNECT);
-                connectPromise = promise;
-                requestedRemote = remote;
+                Connecting attempt = new Connecting(promise, remote);
+                connecting = attempt;
                 int timeoutMillis = config.getConnectTimeoutMillis();
                 if (timeoutMillis > 0) {
-                    connectTimeout = eventLoop().schedule(() -> {
-                        ChannelPromise p = connectPromise;
+                    attempt.timeout = eventLoop().schedule(() -> {
+                        ChannelPromise p = connecting == attempt ? attempt.promise : null;
                         if (p != null && !p.isDone() && p.tryFailure(new ConnectTimeoutException(
                             "connection timed out after " + timeoutMillis + " ms: " + remote))) {
                             close(voidPromise());
@@ -499,7 +528,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 promise.addListener(f -> {
                     if (f.isCancelled()) {
                         cancelConnectTimeout();
-                        connectPromise = null;
+                        connecting = null;
                         close(voidPromise());
                     }
                 });
@@ -510,9 +539,9 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         }
 
         private void cancelConnectTimeout() {
-            if (connectTimeout != null) {
-                connectTimeout.cancel(false);
-                connectTimeout = null;
+            if (connecting != null && connecting.timeout != null) {
+                connecting.timeout.cancel(false);
+                connecting.timeout = null;
             }
         }
 
@@ -537,9 +566,10 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
         private void connectComplete(int res) {
             ended(CONNECT);
-            ChannelPromise promise = connectPromise;
-            connectPromise = null;
             cancelConnectTimeout();
+            Connecting attempt = connecting;
+            connecting = null;
+            ChannelPromise promise = attempt == null ? null : attempt.promise;
             if (promise == null || promise.isDone()) {
                 return; // timed out or cancelled: already failed and closing
             }
@@ -547,7 +577,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 boolean wasActive = active;
                 active = true;
                 resetLocalAddress();
-                cacheRemoteAddress(requestedRemote);
+                cacheRemoteAddress(attempt.remote);
                 boolean promiseSet = promise.trySuccess();
                 if (!wasActive) {
                     pipeline().fireChannelActive();
@@ -563,7 +593,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             }
             ConnectException e = new ConnectException("connect failed: " + Errno.name(res) + " ("
                 + Errno.description(res) + ")");
-            promise.tryFailure(annotateConnectException(e, requestedRemote));
+            promise.tryFailure(annotateConnectException(e, attempt.remote));
             closeIfClosed();
             close(voidPromise());
         }
@@ -982,10 +1012,10 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
          * its own {@code transferTo}, so every kind of FileRegion works), then one SEND from there.
          */
         private void writeFileRegion(RingwireIoRegistration r, ChannelOutboundBuffer in, FileRegion region) {
-            if (fileChunk == null && region instanceof DefaultFileRegion d && sendFile(r, in, d)) {
+            ByteBuf chunk = files == null ? null : files.chunk;
+            if (chunk == null && region instanceof DefaultFileRegion d && sendFile(r, in, d)) {
                 return;
             }
-            ByteBuf chunk = fileChunk;
             if (chunk == null) {
                 long left = region.count() - region.transferred();
                 if (left <= 0) {
@@ -1021,7 +1051,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                     r.retryNextIteration(); // the region gave nothing now: ask again, without spinning
                     return;
                 }
-                fileChunk = chunk;
+                files().chunk = chunk;
                 if (mapped) {
                     r.handler().counters().fileRegionMappedBytes += chunk.readableBytes();
                 } else {
@@ -1045,16 +1075,17 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
          * @return false if the region has to be copied instead (no descriptor, or a file sendfile cannot read)
          */
         private boolean sendFile(RingwireIoRegistration r, ChannelOutboundBuffer in, DefaultFileRegion region) {
-            if (region != sendfileRegion) {
+            FileWrite f = files();
+            if (region != f.sendfileRegion) {
                 closeSendfileFd();
-                sendfileRegion = region;
+                f.sendfileRegion = region;
                 int[] opened = FileRegionFiles.open(region);
                 if (opened != null) {
-                    sendfileFd = opened[0];
-                    sendfileOwnsFd = opened[1] == 1;
+                    f.sendfileFd = opened[0];
+                    f.sendfileOwnsFd = opened[1] == 1;
                 }
             }
-            if (sendfileFd < 0) {
+            if (f.sendfileFd < 0) {
                 return false;
             }
             long done = region.transferred();
@@ -1063,11 +1094,11 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 sendfileFinished(in, null);
                 return true;
             }
-            if (sendfileOffset == null) {
-                sendfileOffset = java.lang.foreign.Arena.ofAuto().allocate(JAVA_LONG);
+            if (f.sendfileOffset == null) {
+                f.sendfileOffset = java.lang.foreign.Arena.ofAuto().allocate(JAVA_LONG);
             }
-            sendfileOffset.set(JAVA_LONG, 0, region.position() + done);
-            long n = Libc.sendfile(fd, sendfileFd, sendfileOffset, Math.min(left, 1L << 30));
+            f.sendfileOffset.set(JAVA_LONG, 0, region.position() + done);
+            long n = Libc.sendfile(fd, f.sendfileFd, f.sendfileOffset, Math.min(left, 1L << 30));
             RingwireCounters c = r.handler().counters();
             if (n > 0) {
                 c.writes++;
@@ -1088,7 +1119,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             }
             if (n == -Errno.EINVAL || n == -Errno.ENOSYS || n == -Errno.EOPNOTSUPP) {
                 closeSendfileFd(); // a file sendfile cannot read (e.g. O_DIRECT): copy the rest
-                sendfileRegion = region;
+                f.sendfileRegion = region;
                 return false;
             }
             sendfileFinished(in, n == 0
@@ -1128,11 +1159,12 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
         /** {@code res} bytes of the FileRegion's current chunk were sent. */
         private void fileSent(ChannelOutboundBuffer in, int res) {
-            fileChunk.skipBytes(res);
+            ByteBuf chunk = files.chunk;
+            chunk.skipBytes(res);
             if (in != null) {
                 in.progress(res);
             }
-            if (fileChunk.isReadable()) {
+            if (chunk.isReadable()) {
                 return; // a short send: the rest of the chunk goes next
             }
             releaseFileChunk();
@@ -1147,7 +1179,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             ChannelOutboundBuffer in = outboundBuffer();
             if (res >= 0) {
                 registration.handler().counters().writeBytes += res;
-                if (fileChunk != null) {
+                if (files != null && files.chunk != null) {
                     fileSent(in, res);
                 } else if (in != null) {
                     in.removeBytes(res);
