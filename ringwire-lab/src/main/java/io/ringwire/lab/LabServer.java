@@ -231,11 +231,19 @@ public final class LabServer {
         }
     }
 
+    /**
+     * Echoes with a buffer that starts at 8 KiB and doubles, up to 64 KiB, each time a read fills it (as Netty's
+     * adaptive allocator grows its reads): bulk streams get large reads, and thousands of mostly idle connections do
+     * not hold 64 KiB each (the conns workload).
+     */
     private static void echo(InputStream in, OutputStream out) throws IOException {
-        byte[] buf = new byte[64 * 1024];
+        byte[] buf = new byte[8 * 1024];
         int n;
         while ((n = in.read(buf)) > 0) {
             out.write(buf, 0, n);
+            if (n == buf.length && buf.length < 64 * 1024) {
+                buf = new byte[buf.length * 2];
+            }
         }
     }
 
