@@ -4,6 +4,7 @@
     bench/lab-markdown.py lab-results/results.json
 """
 import json
+import statistics
 import sys
 
 
@@ -35,6 +36,29 @@ def main(path):
         print()
     for v in d["verdicts"]:
         print(f"- {v}")
+    costs = d.get("connectionCosts") or []
+    if costs:
+        # medians over rounds per (variant, server), as the lab's own table
+        groups = {}
+        for c in costs:
+            groups.setdefault((c["variant"], c["server"]), []).append(c)
+        keys = ["connectsPerSec", "heapPerConn", "nativePerConn", "gcPerConn", "rssPerConn", "transportPerConn",
+                "nettyPerConn", "otherPerConn"]
+        variant = None
+        for (v, server), g in groups.items():
+            if v != variant:
+                variant = v
+                print(f"\n### conns · {v} · memory per connection (bytes; live after a full GC, with the connections "
+                      "minus before them)\n")
+                print("| server | runs | set-up conns/s | heap | native | GC | total | RSS | transport's own | "
+                      "rest of Netty | JDK and arrays |")
+                print("|---|" + "---:|" * 10)
+            m = {k: statistics.median(x[k] for x in g) for k in keys}
+            total = m["heapPerConn"] + m["nativePerConn"] + m["gcPerConn"]
+            own = "-" if server.startswith("blocking") else fmt(m["transportPerConn"])
+            print(f"| {server} | {len(g)} | {fmt(m['connectsPerSec'])} | {fmt(m['heapPerConn'])} "
+                  f"| {fmt(m['nativePerConn'])} | {fmt(m['gcPerConn'])} | {fmt(total)} | {fmt(m['rssPerConn'])} "
+                  f"| {own} | {fmt(m['nettyPerConn'])} | {fmt(m['otherPerConn'])} |")
     cm = d.get("costModel")
     if cm:
         c = cm["costs"]

@@ -106,11 +106,7 @@ public final class ManyConnectionsClient {
         int connections = Integer.parseInt(args[1]);
         int messages = Integer.parseInt(args[2]);
         int size = Integer.parseInt(args[3]);
-        try {
-            FileLimit.raiseTo(connections + 1_000);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        io.ringwire.uring.OpenFileLimit.raise(connections + 1_000);
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RingwireIoHandler.newFactory());
         AtomicLong errors = new AtomicLong();
         ConcurrentLinkedQueue<String> firstErrors = new ConcurrentLinkedQueue<>();

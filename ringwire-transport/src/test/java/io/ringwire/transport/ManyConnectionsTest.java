@@ -33,7 +33,7 @@ class ManyConnectionsTest {
 
     @Test
     void tenThousandConnectionsEchoAndCloseCleanly() throws Throwable {
-        long limit = FileLimit.raiseTo(CONNECTIONS + 1_000);
+        long limit = io.ringwire.uring.OpenFileLimit.raise(CONNECTIONS + 1_000).soft();
         assumeTrue(limit >= CONNECTIONS + 500, "RLIMIT_NOFILE's hard limit (" + limit + ") is below the "
             + (CONNECTIONS + 500) + " descriptors this test needs: raise it (ulimit -Hn) to run it");
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RingwireIoHandler.newFactory());
