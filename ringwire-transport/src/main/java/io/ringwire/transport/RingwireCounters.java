@@ -27,6 +27,7 @@ public final class RingwireCounters {
     long writeIovecs;
     long writeBytes;
     long bufferRingExhausted;
+    int bufferRingBuffers;
     long accepts;
     long acceptBackoffs;
     long closeSubmits;
@@ -119,6 +120,14 @@ public final class RingwireCounters {
         return bufferRingExhausted;
     }
 
+    /**
+     * @return receive buffers the loop's shared ring has in use: it starts with a few and doubles, up to its
+     *         configured entries, each time it runs dry ({@link #bufferRingExhausted()})
+     */
+    public int bufferRingBuffers() {
+        return bufferRingBuffers;
+    }
+
     /** @return connections accepted */
     public long accepts() {
         return accepts;
@@ -209,12 +218,14 @@ public final class RingwireCounters {
     @Override
     public String toString() {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
-                + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d accepts=%d "
+                + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d bufferRingBuffers=%d "
+                + "accepts=%d "
                 + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sqRefusals=%d "
                 + "dryRingFallbacks=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
                 + "registrations=%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
-            bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, accepts, acceptBackoffs,
+            bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers, accepts,
+            acceptBackoffs,
             closeSubmits, directRecvs, cqOverflows, sqRefusals, dryRingFallbacks, sendfileBytes, fileRegionCopiedBytes,
             fileRegionMappedBytes, registrations);
     }

@@ -171,6 +171,7 @@ public final class RingwireIoHandler implements IoHandler {
             }
             if (config.bufferRing()) {
                 recvBuffers = registerRecvBuffers();
+                counters.bufferRingBuffers = recvBuffers.provided();
             }
         } catch (NativeIoException e) {
             throw new UncheckedIOException(e);
@@ -205,10 +206,14 @@ public final class RingwireIoHandler implements IoHandler {
                 }
             }
         }
-        return BufferRing.register(ring, RECV_BUFFER_GROUP, config.bufferRingEntries(false), config.bufferSize(false));
+        // a few buffers in use at first, doubling each time the ring runs dry: a quiet loop keeps a few pages
+        // resident, not every buffer (issue 13)
+        return BufferRing.registerGrowable(ring, RECV_BUFFER_GROUP, config.bufferRingEntries(false),
+            config.bufferSize(false), config.initialRingBuffers());
     }
 
     private static volatile boolean incrementalFallbackLogged;
+
 
     @Override
     public int run(IoHandlerContext context) {
@@ -502,6 +507,10 @@ public final class RingwireIoHandler implements IoHandler {
      */
     void ringRanDry() {
         counters.bufferRingExhausted++;
+        if (recvBuffers.grow()) {
+            counters.bufferRingBuffers = recvBuffers.provided();
+            return;
+        }
         if (!dryRingWarned) {
             dryRingWarned = true;
             logger.warn("{}: the receive buffer ring ({} buffers of {} B) ran dry (ENOBUFS); the connections it "

@@ -6,7 +6,7 @@ import io.netty.util.internal.SystemPropertyUtil;
  * Settings of a {@link RingwireIoHandler}, one ring per event loop. Build with {@link #builder()}; the defaults suit
  * a server with a few thousand connections per loop, and each can be changed without code with a system property
  * named after it: {@code -Dringwire.ringEntries}, {@code ringwire.cqEntries}, {@code ringwire.bufferRingEntries},
- * {@code ringwire.bufferSize}, {@code ringwire.incrementalBuffers}, {@code ringwire.iovecCapacity},
+ * {@code ringwire.initialBufferRingEntries}, {@code ringwire.bufferSize}, {@code ringwire.incrementalBuffers}, {@code ringwire.iovecCapacity},
  * {@code ringwire.maxBytesPerWrite}, {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd},
  * {@code ringwire.directReceive}, {@code ringwire.singleIssuer}, {@code ringwire.noSqArray},
  * {@code ringwire.multishotRecv}, {@code ringwire.bufferRing}.
@@ -17,7 +17,13 @@ import io.netty.util.internal.SystemPropertyUtil;
  * @param ringEntries        SQ size
  * @param cqEntries          CQ size; multishot requests post many CQEs per SQE, so keep it several times the SQ
  * @param bufferRingEntries  provided buffers for receiving (a power of two), 0 for the default: 64 with incremental
- *                           buffers, 1024 without
+ *                           buffers, 1024 without. The most the ring has: a classic ring starts with
+ *                           {@code initialBufferRingEntries} in use and doubles each time it runs dry
+ * @param initialBufferRingEntries buffers a classic ring starts with (0 for the default, 64; at most
+ *                           {@code bufferRingEntries}): a quiet loop keeps only these resident, since a ring hands out
+ *                           buffers first-in first-out and in time touches every one it has; a receive that finds
+ *                           the ring empty reads into a buffer of its own once and the ring doubles. Set it to
+ *                           {@code bufferRingEntries} to have every buffer from the start
  * @param bufferSize         bytes per provided buffer, 0 for the default: 64 KiB with incremental buffers, 8 KiB
  *                           without
  * @param incrementalBuffers consume receive buffers incrementally (IOU_PBUF_RING_INC, Linux 6.12) when the kernel
@@ -40,7 +46,8 @@ import io.netty.util.internal.SystemPropertyUtil;
  *                           single-shot RECV into a buffer from the channel's allocator, which then stays pinned by
  *                           each connection while its receive waits (multishotRecv has no effect)
  */
-public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries, int bufferSize,
+public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries,
+                                      int initialBufferRingEntries, int bufferSize,
                                       boolean incrementalBuffers, int iovecCapacity, int maxBytesPerWrite,
                                       boolean deferTaskrun, boolean registerRingFd, boolean directReceive,
                                       boolean singleIssuer, boolean noSqArray, boolean multishotRecv,
@@ -55,6 +62,10 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
     public RingwireIoHandlerConfig {
         positive("ringEntries", ringEntries);
         positive("cqEntries", cqEntries);
+        if (initialBufferRingEntries < 0) {
+            throw new IllegalArgumentException("initialBufferRingEntries must be positive, or 0 for the default: "
+                + "initialBufferRingEntries=" + initialBufferRingEntries);
+        }
         if (bufferSize < 0) {
             throw new IllegalArgumentException("bufferSize must be positive, or 0 for the default: bufferSize="
                 + bufferSize);
@@ -73,6 +84,15 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
      */
     int bufferRingEntries(boolean incremental) {
         return bufferRingEntries != 0 ? bufferRingEntries : incremental ? INCREMENTAL_ENTRIES : CLASSIC_ENTRIES;
+    }
+
+    /** Buffers a classic ring starts with by default. */
+    static final int INITIAL_ENTRIES = 64;
+
+    /** @return buffers a classic ring starts with: the default or the setting, at most its entries */
+    int initialRingBuffers() {
+        int most = bufferRingEntries(false);
+        return Math.min(most, initialBufferRingEntries != 0 ? initialBufferRingEntries : INITIAL_ENTRIES);
     }
 
     /**
@@ -100,6 +120,7 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         private int ringEntries = SystemPropertyUtil.getInt("ringwire.ringEntries", 4096);
         private int cqEntries = SystemPropertyUtil.getInt("ringwire.cqEntries", 16384);
         private int bufferRingEntries = SystemPropertyUtil.getInt("ringwire.bufferRingEntries", 0);
+        private int initialBufferRingEntries = SystemPropertyUtil.getInt("ringwire.initialBufferRingEntries", 0);
         private int bufferSize = SystemPropertyUtil.getInt("ringwire.bufferSize", 0);
         // off by default: see the incrementalBuffers parameter
         private boolean incrementalBuffers = SystemPropertyUtil.getBoolean("ringwire.incrementalBuffers", false);
@@ -130,6 +151,12 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         /** @param v provided buffers (power of two) @return this */
         public Builder bufferRingEntries(int v) {
             bufferRingEntries = v;
+            return this;
+        }
+
+        /** @param v buffers a classic ring starts with (it doubles when it runs dry) @return this */
+        public Builder initialBufferRingEntries(int v) {
+            initialBufferRingEntries = v;
             return this;
         }
 
@@ -201,7 +228,8 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
 
         /** @return the config */
         public RingwireIoHandlerConfig build() {
-            return new RingwireIoHandlerConfig(ringEntries, cqEntries, bufferRingEntries, bufferSize,
+            return new RingwireIoHandlerConfig(ringEntries, cqEntries, bufferRingEntries, initialBufferRingEntries,
+                bufferSize,
                 incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd, directReceive,
                 singleIssuer, noSqArray, multishotRecv, bufferRing);
         }

@@ -62,7 +62,9 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
         if (iovCount > 0) {
             // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }: only the iovecs are set
             long m = region - scratch.address();
-            scratch.asSlice(m, MSGHDR_SIZE).fill((byte) 0);
+            for (int i = 0; i < MSGHDR_SIZE; i += 8) { // zeroed in place: no slice object per write
+                scratch.set(JAVA_LONG, m + i, 0L);
+            }
             scratch.set(JAVA_LONG, m + 16, iovBase);
             scratch.set(JAVA_LONG, m + 24, iovCount);
         }

@@ -72,9 +72,10 @@ class DatagramChannelTest extends OneLoopTestBase {
         RingwireCounters counters = RingwireCounters.of(ch.eventLoop());
         try (java.net.DatagramSocket sender = new java.net.DatagramSocket(0, LOOPBACK)) {
             long directBefore = ch.eventLoop().submit(counters::directRecvs).get();
-            // they all wait in the socket's receive buffer while the loop is held: 100 small datagrams take well under
-            // the 416 KiB a default rmem_max allows (SO_RCVBUF is capped there), whatever the kernel's per-skb cost
-            int n = 100;
+            // they all wait in the socket's receive buffer while the loop is held: 60 small datagrams take well under
+            // the 416 KiB a default rmem_max allows (SO_RCVBUF is capped there), whatever the kernel's per-skb cost;
+            // and fewer than the 64 buffers the loop's ring starts with, so none has to wait for it to grow
+            int n = RingwireIoHandlerConfig.INITIAL_ENTRIES - 4;
             CountDownLatch release = hold(ch.eventLoop()); // they pile up in the socket while the loop is held
             for (int i = 0; i < n; i++) {
                 byte[] d = pattern(100 + i, i);

@@ -21,6 +21,11 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * back, and {@link #publish} makes the returns visible with one store-release of the ring tail. When every buffer is
  * out, a multishot RECV ends with {@code -ENOBUFS}; recycle, publish and re-arm.
  *
+ * <p>Memory: the buffers are one anonymous private mapping, so a page costs resident memory only once the kernel
+ * or the owner writes to it. A ring made with {@link #registerGrowable} starts with a few of its buffers in use and
+ * {@link #grow()}s by doubling (typically when a receive finds it empty), so a quiet loop keeps a few pages resident
+ * instead of every buffer (a ring hands buffers out first-in first-out, which would touch them all in time).
+ *
  * <p>Incremental consumption [6.12] ({@code IOU_PBUF_RING_INC}): a completion uses only the bytes it received and
  * the rest of the buffer stays at the ring's head for the next one (CQE flag {@code IORING_CQE_F_BUF_MORE}), so a
  * few large buffers serve both many small receives and 64 KiB bulk reads. Read a completion's bytes at
@@ -52,7 +57,11 @@ public final class BufferRing implements AutoCloseable {
     private final Arena arena;
     private final MemorySegment ringMemory;
     private final MemorySegment buffers;
+    private final long buffersAddress;
+    private final long buffersLength;
     private final long bytes;
+    /** Buffers handed to the ring so far: ids 0 to provided - 1. */
+    private int provided;
     private int tail;
     private int publishedTail;
     private int outstanding;
@@ -61,7 +70,7 @@ public final class BufferRing implements AutoCloseable {
     private final boolean incremental;
     private final int[] consumed;
 
-    private BufferRing(IoUring ring, short groupId, int entries, int bufferSize, boolean incremental)
+    private BufferRing(IoUring ring, short groupId, int entries, int bufferSize, boolean incremental, int initial)
         throws NativeIoException {
         if (Integer.bitCount(entries) != 1 || entries > 32768) {
             throw new IllegalArgumentException("entries must be a power of two up to 32768: entries=" + entries);
@@ -75,11 +84,24 @@ public final class BufferRing implements AutoCloseable {
         this.mask = entries - 1;
         this.bufferSize = bufferSize;
         this.incremental = incremental;
+        if (initial < 1 || initial > entries) {
+            throw new IllegalArgumentException("initial buffers must be 1 to entries: initial=" + initial
+                + ", entries=" + entries);
+        }
         this.consumed = new int[entries];
         this.arena = Arena.ofShared();
+        this.buffersLength = (long) entries * bufferSize;
+        // pages untouched until used (an Arena allocation would zero, and so commit, every one of them)
+        long mapped = Libc.mmap(buffersLength, Libc.PROT_READ_WRITE, Libc.MAP_PRIVATE_ANONYMOUS, -1, 0);
+        if (mapped < 0) {
+            arena.close();
+            NativeIoException.check((int) mapped, "mmap " + buffersLength + " B of receive buffers");
+        }
+        this.buffersAddress = mapped;
+        // in the arena's scope: once closed, a stray access throws instead of touching unmapped memory
+        this.buffers = MemorySegment.ofAddress(mapped).reinterpret(buffersLength, arena, null);
         try {
             this.ringMemory = arena.allocate((long) entries * BUF_SIZE, 4096); // the kernel wants it page-aligned
-            this.buffers = arena.allocate((long) entries * bufferSize, 64);
             MemorySegment reg = arena.allocate(BUF_REG_SIZE, 8);
             reg.set(JAVA_LONG, 0, ringMemory.address());
             reg.set(JAVA_INT, 8, entries);
@@ -90,13 +112,15 @@ public final class BufferRing implements AutoCloseable {
                     + (incremental ? ", IOU_PBUF_RING_INC" : "") + ")");
         } catch (NativeIoException | RuntimeException e) {
             arena.close();
+            Libc.munmap(buffersAddress, buffersLength);
             throw e;
         }
-        this.bytes = (long) entries * BUF_SIZE + (long) entries * bufferSize + BUF_REG_SIZE;
+        this.bytes = (long) entries * BUF_SIZE + buffersLength + BUF_REG_SIZE;
         NativeMemory.reserve(bytes);
-        for (int bid = 0; bid < entries; bid++) {
+        for (int bid = 0; bid < initial; bid++) {
             add(bid);
         }
+        provided = initial;
         publish();
     }
 
@@ -113,7 +137,47 @@ public final class BufferRing implements AutoCloseable {
      */
     public static BufferRing register(IoUring ring, short groupId, int entries, int bufferSize)
         throws NativeIoException {
-        return new BufferRing(ring, groupId, entries, bufferSize, false);
+        return new BufferRing(ring, groupId, entries, bufferSize, false, entries);
+    }
+
+    /**
+     * Like {@link #register(IoUring, short, int, int)}, with only {@code initial} of the {@code entries} buffers handed
+     * to the kernel; {@link #grow()} hands it more.
+     *
+     * @param ring       the ring
+     * @param groupId    the buffer group id that SQEs name
+     * @param entries    the most buffers it will ever have: a power of two, at most 32768
+     * @param bufferSize bytes per buffer
+     * @param initial    buffers in use from the start, 1 to {@code entries}
+     * @return the registered ring
+     * @throws NativeIoException if the kernel refuses
+     */
+    public static BufferRing registerGrowable(IoUring ring, short groupId, int entries, int bufferSize, int initial)
+        throws NativeIoException {
+        return new BufferRing(ring, groupId, entries, bufferSize, false, initial);
+    }
+
+    /**
+     * Doubles the buffers in use (at most to {@link #entries()}) and publishes them. Call on the ring's owning thread.
+     *
+     * @return false if every buffer was in use already
+     */
+    public boolean grow() {
+        if (provided == entries) {
+            return false;
+        }
+        int next = Math.min(entries, provided * 2);
+        for (int bid = provided; bid < next; bid++) {
+            add(bid);
+        }
+        provided = next;
+        publish();
+        return true;
+    }
+
+    /** @return buffers in use: handed to the kernel at least once ({@link #entries()} unless the ring grows) */
+    public int provided() {
+        return provided;
     }
 
     /**
@@ -128,7 +192,7 @@ public final class BufferRing implements AutoCloseable {
      */
     public static BufferRing registerIncremental(IoUring ring, short groupId, int entries, int bufferSize)
         throws NativeIoException {
-        return new BufferRing(ring, groupId, entries, bufferSize, true);
+        return new BufferRing(ring, groupId, entries, bufferSize, true, entries);
     }
 
     /** @return whether buffers are consumed incrementally */
@@ -167,7 +231,7 @@ public final class BufferRing implements AutoCloseable {
     private void add(int bid) {
         long e = (long) (tail & mask) * BUF_SIZE;
         MemorySegment r = ringMemory;
-        r.set(JAVA_LONG, e + BUF_ADDR_OFFSET, buffers.address() + (long) bid * bufferSize);
+        r.set(JAVA_LONG, e + BUF_ADDR_OFFSET, buffersAddress + (long) bid * bufferSize);
         r.set(JAVA_INT, e + BUF_LEN_OFFSET, bufferSize);
         r.set(JAVA_SHORT, e + BUF_BID_OFFSET, (short) bid);
         tail++;
@@ -178,7 +242,7 @@ public final class BufferRing implements AutoCloseable {
         return groupId;
     }
 
-    /** @return the number of buffers */
+    /** @return the most buffers the ring can have (all of them in use unless made with {@link #registerGrowable}) */
     public int entries() {
         return entries;
     }
@@ -198,7 +262,7 @@ public final class BufferRing implements AutoCloseable {
      * @return the buffer's native address
      */
     public long address(int bid) {
-        return buffers.address() + (long) bid * bufferSize;
+        return buffersAddress + (long) bid * bufferSize;
     }
 
     /**
@@ -219,8 +283,8 @@ public final class BufferRing implements AutoCloseable {
      * @param bid the id from the CQE
      */
     public void recycle(int bid) {
-        if (bid < 0 || bid >= entries) {
-            throw new IllegalArgumentException("no such buffer: bid=" + bid + ", entries=" + entries);
+        if (bid < 0 || bid >= provided) {
+            throw new IllegalArgumentException("no such buffer: bid=" + bid + ", in use=" + provided);
         }
         add(bid);
         outstanding--;
@@ -258,6 +322,7 @@ public final class BufferRing implements AutoCloseable {
             }
         }
         arena.close();
+        Libc.munmap(buffersAddress, buffersLength);
         NativeMemory.release(bytes);
     }
 }

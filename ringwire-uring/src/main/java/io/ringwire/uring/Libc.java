@@ -198,6 +198,8 @@ public final class Libc {
     public static final int PROT_READ_WRITE = 0x1 | 0x2;
     /** {@code MAP_SHARED | MAP_POPULATE}: ring memory shared with the kernel, faulted in up front. */
     public static final int MAP_SHARED_POPULATE = 0x01 | 0x8000;
+    /** {@code MAP_PRIVATE | MAP_ANONYMOUS}: zeroed memory of this process, each page committed when first touched. */
+    public static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
 
     /**
      * {@code mmap(NULL, length, prot, flags, fd, offset)}.

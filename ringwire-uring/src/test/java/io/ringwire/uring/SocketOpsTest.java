@@ -190,6 +190,60 @@ class SocketOpsTest {
     }
 
     @Test
+    void aGrowableRingStartsSmallAndGrowsWhenItRunsDry() throws Exception {
+        Pair p = connectedPair();
+        final int size = 64;
+        try (Socket client = p.client(); BufferRing buffers = BufferRing.registerGrowable(ring, (short) 3, 8, size, 2)) {
+            assertEquals(2, buffers.provided());
+            byte[] sent = new byte[size * 6];
+            for (int i = 0; i < sent.length; i++) {
+                sent[i] = (byte) (i * 13 + 1);
+            }
+            client.getOutputStream().write(sent);
+            client.getOutputStream().flush();
+            java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+            java.util.Set<Integer> used = new java.util.TreeSet<>();
+            int enobufs = 0;
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            int ud = 30;
+            // buffers are never returned: only growing lets the receive go on
+            while (got.size() < sent.length) {
+                ring.sq().prepRecvMultishot(p.serverFd(), buffers.groupId(), 0, ud++);
+                boolean more = true;
+                while (more && got.size() < sent.length) {
+                    assertTrue(System.nanoTime() < deadline, "stuck at " + got.size() + " of " + sent.length);
+                    ring.submitAndWait(1, 200_000_000L);
+                    List<Cqes.Cqe> batch = new ArrayList<>();
+                    ring.cq().drain((u, res, flags) -> batch.add(new Cqes.Cqe(u, res, flags)), 64);
+                    for (Cqes.Cqe c : batch) {
+                        more = c.more();
+                        if (c.res() == -Errno.ENOBUFS) {
+                            enobufs++;
+                            assertTrue(buffers.grow(), "room to grow while fewer than 8 are in use");
+                            continue;
+                        }
+                        assertTrue(c.res() > 0, () -> "recv: " + Errno.name(c.res()));
+                        assertTrue(c.bufferId() < buffers.provided(), "only buffers in use are handed out");
+                        used.add(c.bufferId());
+                        byte[] chunk = new byte[c.res()];
+                        MemorySegment.copy(buffers.segment(), JAVA_BYTE, (long) c.bufferId() * size, chunk, 0,
+                            c.res());
+                        got.write(chunk);
+                    }
+                }
+            }
+            assertArrayEquals(sent, got.toByteArray(), "every byte, in order");
+            assertTrue(enobufs >= 2, "it ran dry at 2 and at 4 buffers: " + enobufs);
+            assertEquals(8, buffers.provided(), "doubled twice: 2, 4, 8");
+            assertTrue(used.size() >= 5, "buffers past the first two were used: " + used);
+            assertFalse(buffers.grow(), "no room past its entries");
+            ring.sq().prepCancelFd(p.serverFd(), 31_000);
+            cqes.awaitUserData(31_000);
+            ring.cq().drain(cqes, 64);
+        }
+    }
+
+    @Test
     void shouldConsumeIncrementalBuffersPieceByPiece() throws Exception {
         Pair p = connectedPair();
         final int size = 4096;
