@@ -53,6 +53,27 @@ class ReportTest {
     }
 
     @Test
+    void theConnsWorkloadsMemoryPerConnectionIsInEveryForm(@TempDir Path dir) throws Exception {
+        List<RunResult> runs = List.of(SummaryTest.run("conns", "ringwire", 1, 1000, 40, 30, 0),
+            SummaryTest.run("conns", "netty-epoll", 1, 1000, 35, 30, 0));
+        List<ConnectionCost> costs = List.of(
+            new ConnectionCost("v", "ringwire", 1, 10_000, 8000, 990, 5, 1, 1400, 320, 620, 50,
+                List.of(new ConnectionCost.ClassCost("io.ringwire.transport.RingwireSocketChannel", 1, 168))),
+            new ConnectionCost("v", "netty-epoll", 1, 10_000, 8500, 1250, 6, 1, 2900, 370, 630, 250, List.of()));
+        LabReport report = LabReport.of("./ringwire lab conns", ServerJvm.DEFAULT, LoadGenerator.Engine.IO_URING,
+            List.of(), runs, null, costs);
+        report.write(dir);
+        JsonNode json = LabReport.mapper().readTree(Files.readString(dir.resolve("results.json")));
+        assertEquals(990.0, json.get("connectionCosts").get(0).get("heapPerConn").asDouble());
+        assertTrue(report.text().contains("memory per connection"), report.text());
+        assertTrue(report.text().contains("RingwireSocketChannel 1.0 × = 168 B"), report.text());
+        Document doc = Jsoup.parse(dir.resolve("report.html").toFile(), "UTF-8");
+        org.jsoup.select.Elements memory = doc.select("section[data-workload=conns-memory] tr[data-server]");
+        assertEquals(List.of("ringwire", "netty-epoll"), memory.eachAttr("data-server"));
+        assertTrue(memory.get(0).text().contains("996"), () -> "heap + native + GC: " + memory.get(0).text());
+    }
+
+    @Test
     void shouldRenderASelfContainedHtmlReport(@TempDir Path dir) throws Exception {
         LabReport report = sample();
         report.write(dir);
