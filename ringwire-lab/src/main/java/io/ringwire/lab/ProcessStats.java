@@ -13,10 +13,13 @@ public final class ProcessStats {
 
     /**
      * @param pid a process
-     * @return utime + stime of all its threads, in seconds
+     * @return CPU time of all its threads (ended ones too), in seconds: the kernel's nanosecond count from the
+     *         process's CPU clock; from /proc's 10 ms ticks (utime + stime) where that clock cannot be read. At the
+     *         conns workload's loads (a few hundredths of a core) ticks would decide a ratio by one or two.
      */
     public static double cpuSeconds(long pid) {
-        return statCpuSeconds(pid, false);
+        long nanos = io.ringwire.uring.Libc.processCpuNanos(pid);
+        return nanos >= 0 ? nanos / 1e9 : statCpuSeconds(pid, false);
     }
 
     private static double statCpuSeconds(long pid, boolean withChildren) {
@@ -52,14 +55,14 @@ public final class ProcessStats {
      *         code is warm, kept apart so a short window does not charge one server for compiling more code
      */
     public static double jitCpuSeconds(long pid) {
-        long ticks = 0;
+        double seconds = 0;
         try (var tasks = Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
             for (Path task : tasks) {
                 try {
                     String stat = Files.readString(task.resolve("stat"));
                     String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                     if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
-                        ticks += parseCpuTicks(stat);
+                        seconds += threadCpuSeconds(task, stat);
                     }
                 } catch (IOException | RuntimeException gone) {
                     // the thread ended between listing and reading
@@ -68,7 +71,20 @@ public final class ProcessStats {
         } catch (IOException e) {
             return Double.NaN;
         }
-        return ticks / TICKS_PER_SECOND;
+        return seconds;
+    }
+
+    /**
+     * @return a thread's CPU time in seconds: the scheduler's nanoseconds from its schedstat (the first field), as
+     *         precise as {@link #cpuSeconds}; its stat's ticks where the kernel has no schedstat
+     */
+    private static double threadCpuSeconds(Path task, String stat) {
+        try {
+            String schedstat = Files.readAllLines(task.resolve("schedstat")).get(0);
+            return Long.parseLong(schedstat.substring(0, schedstat.indexOf(' '))) / 1e9;
+        } catch (IOException | RuntimeException none) {
+            return parseCpuTicks(stat) / TICKS_PER_SECOND;
+        }
     }
 
     /**

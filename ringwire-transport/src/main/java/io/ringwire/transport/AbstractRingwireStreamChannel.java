@@ -80,7 +80,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     /** Consecutive multishot receives that filled a ring buffer with more waiting, and direct ones that did not. */
     private int fullRecvs;
     private int smallRecvs;
-    /** The shared ring was empty for this connection's last receive (ENOBUFS): the next one is direct. */
+    /** The shared ring was empty, and at its largest, for this connection's last receive: the next one is direct. */
     private boolean ringDry;
     private boolean readInBatch;
     /** The last receive's CQE said more bytes were waiting in the socket (IORING_CQE_F_SOCK_NONEMPTY). */
@@ -652,10 +652,11 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             } else if (res == 0) {
                 eofSeen = true;
             } else if (res == -Errno.ENOBUFS) {
-                // the shared ring ran dry: this connection's next receive goes into a buffer of its own, so it is not
-                // left waiting for the ring to refill
-                ringDry = true;
-                h.ringRanDry();
+                // the shared ring ran dry: it grows if it can, and the receive is armed on it again; at its largest,
+                // this connection's next receive goes into a buffer of its own, so it is not left waiting for the
+                // ring to refill (a buffer it holds until bytes come: a ring that grows first keeps idle connections
+                // from each pinning one after a burst)
+                ringDry = !h.ringRanDry();
             } else if (res != -Errno.ECANCELED) {
                 readError = new NativeIoException("recv", res);
             }

@@ -571,8 +571,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireChannel imple
                     buffers.release(bid, res, flags);
                 }
             } else if (res == -Errno.ENOBUFS) {
-                ringDry = true; // the next receive goes into a buffer of the channel's own
-                h.ringRanDry();
+                ringDry = !h.ringRanDry(); // grown: the ring again; at its largest: a buffer of the channel's own
             } else if (res < 0) {
                 recvError(res);
             }

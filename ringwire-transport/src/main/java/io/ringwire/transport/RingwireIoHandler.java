@@ -296,6 +296,7 @@ public final class RingwireIoHandler implements IoHandler {
         int total = 0;
         int n;
         long recvsBefore = counters.recvs;
+        grewThisDrain = false;
         do {
             n = cq.drain(dispatcher, MAX_CQES_PER_DRAIN);
             total += n;
@@ -502,14 +503,20 @@ public final class RingwireIoHandler implements IoHandler {
     }
 
     /**
-     * A receive found the shared buffer ring empty (ENOBUFS): counted, and said once per loop with what to change;
-     * the connection's next receive goes into a buffer of its own meanwhile.
+     * A receive found the shared buffer ring empty (ENOBUFS): counted; the ring doubles if it can. At its largest,
+     * said once per loop with what to change, and the connection's next receive goes into a buffer of its own.
+     *
+     * @return whether the ring grew (its new buffers are published: arm the receive on it again)
      */
-    void ringRanDry() {
+    boolean ringRanDry() {
         counters.bufferRingExhausted++;
+        if (grewThisDrain) {
+            return true; // one empty ring ends many receives in the same batch: it doubles once for all of them
+        }
         if (recvBuffers.grow()) {
+            grewThisDrain = true;
             counters.bufferRingBuffers = recvBuffers.provided();
-            return;
+            return true;
         }
         if (!dryRingWarned) {
             dryRingWarned = true;
@@ -519,9 +526,12 @@ public final class RingwireIoHandler implements IoHandler {
                     + "RingwireIoHandlerConfig.builder().bufferRingEntries(n)). Said once per loop.", executor,
                 recvBuffers.entries(), recvBuffers.bufferSize());
         }
+        return false;
     }
 
     private boolean dryRingWarned;
+    /** The ring grew while this batch of completions was drained. */
+    private boolean grewThisDrain;
 
     void requestRetry(RingwireIoRegistration r) {
         retries.add(r);

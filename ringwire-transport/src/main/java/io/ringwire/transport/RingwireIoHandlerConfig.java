@@ -22,7 +22,7 @@ import io.netty.util.internal.SystemPropertyUtil;
  * @param initialBufferRingEntries buffers a classic ring starts with (0 for the default, 64; at most
  *                           {@code bufferRingEntries}): a quiet loop keeps only these resident, since a ring hands out
  *                           buffers first-in first-out and in time touches every one it has; a receive that finds
- *                           the ring empty reads into a buffer of its own once and the ring doubles. Set it to
+ *                           the ring empty makes it double and is armed on it again. Set it to
  *                           {@code bufferRingEntries} to have every buffer from the start
  * @param bufferSize         bytes per provided buffer, 0 for the default: 64 KiB with incremental buffers, 8 KiB
  *                           without

@@ -79,7 +79,8 @@ class BulkReceiveTest {
     void bulkThenSmallMessagesArriveWholeAndInOrder(boolean directReceive) throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(
             // every ring buffer from the start: this is about the bulk mode's switch, not the ring's growth (a ring
-            // that starts small reads into a buffer of its own once each time it runs dry: RingGrowthTest)
+            // that starts small doubles each time it runs dry, and the receive that found it empty is armed on it
+            // again: RingGrowthTest)
             RingwireIoHandlerConfig.builder().directReceive(directReceive).initialBufferRingEntries(1024).build()));
         try (ServerSocket server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
             Checker checker = new Checker();

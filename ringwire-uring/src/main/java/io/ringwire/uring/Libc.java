@@ -83,6 +83,8 @@ public final class Libc {
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
     private static final MethodHandle STRERROR = downcall("strerror",
         FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    private static final MethodHandle CLOCK_GETTIME = downcall("clock_gettime",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), CAPTURE_ERRNO);
     private static final MethodHandle PRLIMIT = downcall("prlimit",
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
 
@@ -560,6 +562,26 @@ public final class Libc {
         try {
             long ret = (long) SENDFILE.invokeExact(capture, outFd, inFd, offset, count);
             return ret < 0 ? -errno(capture) : ret;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * CPU time a process has used so far, all its threads (ended ones too), in nanoseconds: {@code clock_gettime} on
+     * the process's CPU clock ({@code CPUCLOCK_SCHED}, the scheduler's own count, not sampled ticks). The kernel
+     * lets any process read another's process-wide CPU clock.
+     *
+     * @param pid a process
+     * @return nanoseconds, or {@code -errno} ({@code -EINVAL} when there is no such process)
+     */
+    public static long processCpuNanos(long pid) {
+        int clock = (int) ((~pid) << 3) | 2; // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
+        MemorySegment capture = THREAD_CAPTURE.get();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment ts = a.allocate(16, 8);
+            int r = result((int) CLOCK_GETTIME.invokeExact(capture, clock, ts), capture);
+            return r < 0 ? r : ts.get(JAVA_LONG, 0) * 1_000_000_000L + ts.get(JAVA_LONG, 8);
         } catch (Throwable t) {
             throw rethrow(t);
         }
