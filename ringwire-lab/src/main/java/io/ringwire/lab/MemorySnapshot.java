@@ -53,7 +53,7 @@ record MemorySnapshot(long heapBytes, Map<String, Long> nmtKiB, Map<String, long
                 classes.put(m.group(3), new long[] {Long.parseLong(m.group(1)), bytes});
             }
         }
-        histogram = null;
+        histogram = null; // the histogram's text is garbage before the collection below
         System.gc();
         long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
         return new MemorySnapshot(heap, parseNmt(diagnostic("vmNativeMemory", "summary")), classes, 0);
