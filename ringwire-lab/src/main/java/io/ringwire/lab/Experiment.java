@@ -81,6 +81,8 @@ final class Experiment {
         private final int conns;
         private final int size;
         private volatile double connectSeconds = Double.NaN;
+        /** The server's open descriptors with no connection, after the priming load. */
+        private long idleFds;
 
         /**
          * @param conns connections the load opens
@@ -103,6 +105,18 @@ final class Experiment {
                 .run(() -> true, 1.0, () -> { });
             long deadline = System.nanoTime() + 10_000_000_000L;
             while (ProcessStats.openFds(server.pid()) > fds && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            idleFds = ProcessStats.openFds(server.pid());
+        }
+
+        /**
+         * Waits (at most 30 s) until the server holds every connection: a connect completes once the kernel's
+         * handshake does, before the server has accepted it, and the snapshot must count each connection's state.
+         */
+        void awaitAccepted(ServerProcess server) throws InterruptedException {
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (ProcessStats.openFds(server.pid()) < idleFds + conns && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
         }
@@ -218,6 +232,11 @@ final class Experiment {
                 if (i == 1) {
                     stats.set(server.stats());
                     if (perConnection != null) {
+                        try {
+                            perConnection.awaitAccepted(server);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
                         with.set(server.memory()); // every connection still open: the generator closes them after
                     }
                 }
