@@ -43,7 +43,7 @@ final class HtmlReport {
         }
         b.append("<p class=\"small\">Each server ran in a fresh JVM, pinned apart from the load generator when the "
             + "machine has two cores; figures are medians over rounds (servers alternate order), ratios are to "
-            + "netty-epoll. CPU per message is the server process's user + system time from /proc divided by "
+            + "netty-epoll. CPU per message is the server process's CPU time (its process CPU clock) divided by "
             + "answers; the JIT compiler threads are left out of it and shown apart (JIT cores). Every echoed byte was "
             + "checked.</p>\n");
         overview(b, report.summaries());

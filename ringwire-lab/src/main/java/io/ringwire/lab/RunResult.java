@@ -17,7 +17,7 @@ package io.ringwire.lab;
  * @param streamsPerSec   finite streams completed per second (NaN without streams)
  * @param streamP99Ms     99th percentile whole-stream time, ms (NaN without streams)
  * @param sendLagP99Us    open loop: the generator's own lateness, 99th percentile, µs (large: it was the limit)
- * @param serverCpuUsPerMsg server CPU (user + system, from /proc) per answer, µs: every thread but the JIT compilers
+ * @param serverCpuUsPerMsg server CPU (its process CPU clock) per answer, µs: every thread but the JIT compilers
  * @param serverUtil      server CPU over the window, in cores, JIT compilers excluded
  * @param jitUtil         the server's JIT compiler threads over the window, in cores (warm-up not yet over if large)
  * @param loadgenUtil     the load generator's CPU over the window, in cores (≈1: it was the limit)

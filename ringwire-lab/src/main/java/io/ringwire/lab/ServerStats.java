@@ -24,7 +24,7 @@ import java.util.stream.Collectors;
  * allocator, GC count and time, heap bytes allocated, memory committed outside the heap (Native Memory Tracking),
  * and for Ringwire the loop counters (enters, SQEs, CQEs, writes, iovecs, recvs, bytes, buffer-ring exhaustion,
  * iterations). {@code MEMORY} answers what is live after a full collection ({@link MemorySnapshot}), for the conns
- * workload. CPU time and RSS the lab reads from /proc, from outside.
+ * workload. CPU time (the process CPU clock) and RSS the lab reads from outside.
  */
 final class ServerStats {
     private static final long SAMPLE_MILLIS = 10;
