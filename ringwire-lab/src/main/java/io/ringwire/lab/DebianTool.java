@@ -2,6 +2,10 @@ package io.ringwire.lab;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /** A load generator nobody here wrote (redis-benchmark, wrk): found on PATH, or installed with apt-get as root. */
@@ -29,10 +33,9 @@ final class DebianTool {
         }
         note.accept(workload + ": installing " + pkg + " for " + program + " (apt-get install -y " + pkg + ") ...");
         try {
-            Process p = new ProcessBuilder(aptGet, "install", "-y", "-q", pkg).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (p.waitFor() != 0) {
-                note.accept(workload + ": skipped: apt-get install " + pkg + " failed:\n" + out.strip());
+            Output out = run(List.of(aptGet, "install", "-y", "-q", pkg), 600);
+            if (out.exit() != 0) {
+                note.accept(workload + ": skipped: apt-get install " + pkg + " failed:\n" + out.text().strip());
                 return null;
             }
         } catch (IOException e) {
@@ -47,5 +50,40 @@ final class DebianTool {
             note.accept(workload + ": skipped: " + pkg + " installed but " + program + " is not on PATH");
         }
         return found;
+    }
+
+    /**
+     * What a program printed (stdout and stderr together) and its exit code.
+     *
+     * @param exit its exit code
+     * @param text its output
+     */
+    record Output(int exit, String text) { }
+
+    /**
+     * Runs a program to its end, its output collected in a temporary file (so the time limit holds even when it
+     * hangs without closing its output); ended by force if it outlives {@code seconds} or this thread is interrupted.
+     *
+     * @param cmd     the command line
+     * @param seconds the most it may take
+     * @return its exit code and output
+     * @throws IOException          if it cannot start, or did not finish in time (the message names the command)
+     * @throws InterruptedException if interrupted while waiting (the program is ended first)
+     */
+    static Output run(List<String> cmd, long seconds) throws IOException, InterruptedException {
+        Path log = Files.createTempFile("ringwire-lab-tool", ".out");
+        Process p = null;
+        try {
+            p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+                throw new IOException("did not finish in " + seconds + " s: " + String.join(" ", cmd));
+            }
+            return new Output(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+        } finally {
+            if (p != null && p.isAlive()) {
+                p.destroyForcibly();
+            }
+            Files.deleteIfExists(log);
+        }
     }
 }

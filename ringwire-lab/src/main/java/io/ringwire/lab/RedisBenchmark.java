@@ -1,7 +1,6 @@
 package io.ringwire.lab;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -58,16 +57,11 @@ final class RedisBenchmark {
         List<String> cmd = new ArrayList<>(List.of(program, "-h", "127.0.0.1", "-p", Integer.toString(port),
             "-c", Integer.toString(clients), "-n", Integer.toString(requests), "-d", Integer.toString(size),
             "-t", command, "--csv")); // one key, as seed 003 ran it: the store's live set stays one value
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(10, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            throw new IOException("redis-benchmark did not finish: " + String.join(" ", cmd));
-        }
-        Csv csv = parse(out, command);
-        if (csv == null || p.exitValue() != 0) {
-            throw new IOException("redis-benchmark failed (exit " + p.exitValue() + "): " + String.join(" ", cmd)
-                + "\n" + out.strip());
+        DebianTool.Output out = DebianTool.run(cmd, TimeUnit.MINUTES.toSeconds(10));
+        Csv csv = parse(out.text(), command);
+        if (csv == null || out.exit() != 0) {
+            throw new IOException("redis-benchmark failed (exit " + out.exit() + "): " + String.join(" ", cmd)
+                + "\n" + out.text().strip());
         }
         return csv;
     }

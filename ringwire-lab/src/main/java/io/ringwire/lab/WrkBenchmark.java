@@ -1,13 +1,11 @@
 package io.ringwire.lab;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -92,16 +90,11 @@ final class WrkBenchmark {
         if (script != null) {
             cmd.addAll(List.of("--", Integer.toString(depth)));
         }
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(seconds + 60L, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IOException("wrk did not finish: " + String.join(" ", cmd));
-        }
-        Result r = parse(out);
-        if (r == null || p.exitValue() != 0) {
-            throw new IOException("wrk failed (exit " + p.exitValue() + "): " + String.join(" ", cmd) + "\n"
-                + out.strip());
+        DebianTool.Output out = DebianTool.run(cmd, seconds + 60L);
+        Result r = parse(out.text());
+        if (r == null || out.exit() != 0) {
+            throw new IOException("wrk failed (exit " + out.exit() + "): " + String.join(" ", cmd) + "\n"
+                + out.text().strip());
         }
         return r;
     }

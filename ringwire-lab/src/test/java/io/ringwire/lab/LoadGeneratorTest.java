@@ -149,6 +149,12 @@ class LoadGeneratorTest {
             .connsPerSource(10).run(() -> true, 0.3, () -> { });
         assertEquals(0, r.mismatches() + r.errors(), r::toString);
         assertTrue(r.connectSeconds() > 0, r::toString);
+        // a connect completes with the kernel's handshake: the test server's accept thread may still be taking the
+        // last ones from its backlog (a slow machine), so wait for all 30 before reading their addresses
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (toClose.stream().filter(Socket.class::isInstance).count() < 30 && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+        }
         java.util.Map<String, Integer> peers = new java.util.TreeMap<>();
         for (AutoCloseable c : toClose) {
             if (c instanceof Socket s) {

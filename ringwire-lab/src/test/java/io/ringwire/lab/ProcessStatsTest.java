@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The lab reads a server's CPU time from outside: it must agree with what the process says of itself. */
@@ -22,11 +21,15 @@ class ProcessStatsTest {
             x += x * 31 + 7;
         }
         double burned = (thread.getCurrentThreadCpuTime() - threadBefore) / 1e9;
+        // the JVM's own figure (10 ms ticks here) read just before and just after: whatever other threads run in
+        // between, or however long this one waits for a core, the outside reading falls between the two
+        double ownBefore = os.getProcessCpuTime() / 1e9;
         double outside = ProcessStats.cpuSeconds(pid);
-        double own = os.getProcessCpuTime() / 1e9; // the JVM's figure, in 10 ms ticks here
+        double ownAfter = os.getProcessCpuTime() / 1e9;
         assertTrue(outside - before >= burned - 0.001, "this thread's " + burned + " s is in the process's "
             + (outside - before) + " s (" + x + ")");
-        assertEquals(own, outside, 0.025, "process CPU read from outside vs the JVM's own");
+        assertTrue(ownBefore <= outside + 0.001 && outside <= ownAfter + 0.011,
+            "process CPU read from outside " + outside + " s, the JVM's own " + ownBefore + " / " + ownAfter + " s");
     }
 
     @Test

@@ -663,7 +663,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             if (ended) {
                 recvNeedsRearm = true;
             }
-            readDone(r, res > 0 && (flags & IORING_CQE_F_SOCK_NONEMPTY) == 0);
+            readDone(r, res > 0 && !moreWaiting);
         }
 
         /**
@@ -730,7 +730,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 }
                 // a stream that slows down goes back to the shared ring, so an idle connection pins no buffer
                 BufferRing ring = h.recvBuffers();
-                boolean small = ring != null && res < ring.bufferSize() && (flags & IORING_CQE_F_SOCK_NONEMPTY) == 0;
+                boolean small = ring != null && res < ring.bufferSize() && !moreWaiting;
                 smallRecvs = small ? smallRecvs + 1 : 0;
                 if (smallRecvs >= 4) {
                     bulk = false;

@@ -214,7 +214,6 @@ public final class RingwireIoHandler implements IoHandler {
 
     private static volatile boolean incrementalFallbackLogged;
 
-
     @Override
     public int run(IoHandlerContext context) {
         counters.iterations++;

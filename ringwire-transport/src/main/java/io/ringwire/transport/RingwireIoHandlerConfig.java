@@ -6,7 +6,8 @@ import io.netty.util.internal.SystemPropertyUtil;
  * Settings of a {@link RingwireIoHandler}, one ring per event loop. Build with {@link #builder()}; the defaults suit
  * a server with a few thousand connections per loop, and each can be changed without code with a system property
  * named after it: {@code -Dringwire.ringEntries}, {@code ringwire.cqEntries}, {@code ringwire.bufferRingEntries},
- * {@code ringwire.initialBufferRingEntries}, {@code ringwire.bufferSize}, {@code ringwire.incrementalBuffers}, {@code ringwire.iovecCapacity},
+ * {@code ringwire.initialBufferRingEntries}, {@code ringwire.bufferSize}, {@code ringwire.incrementalBuffers},
+ * {@code ringwire.iovecCapacity},
  * {@code ringwire.maxBytesPerWrite}, {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd},
  * {@code ringwire.directReceive}, {@code ringwire.singleIssuer}, {@code ringwire.noSqArray},
  * {@code ringwire.multishotRecv}, {@code ringwire.bufferRing}.
@@ -229,9 +230,8 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         /** @return the config */
         public RingwireIoHandlerConfig build() {
             return new RingwireIoHandlerConfig(ringEntries, cqEntries, bufferRingEntries, initialBufferRingEntries,
-                bufferSize,
-                incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd, directReceive,
-                singleIssuer, noSqArray, multishotRecv, bufferRing);
+                bufferSize, incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd,
+                directReceive, singleIssuer, noSqArray, multishotRecv, bufferRing);
         }
     }
 }

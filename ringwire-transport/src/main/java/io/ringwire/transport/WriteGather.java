@@ -1,6 +1,7 @@
 package io.ringwire.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelOutboundBuffer;
 
 import java.lang.foreign.MemorySegment;
@@ -100,13 +101,38 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
         if (readable == 0) {
             return true;
         }
-        long address = AbstractRingwireChannel.nativeAddress(buf, buf.readerIndex(), readable);
+        return addBytes(buf, buf.readerIndex(), readable);
+    }
+
+    /**
+     * Adds {@code buf}'s bytes {@code [index, index + length)}: one iovec when they are one piece of native memory; a
+     * composite's components one by one (each component's view is made once and kept by the composite, so a flushed
+     * composite costs no array or view per write); anything else through its NIO views. As many as there is room
+     * for; the write is then partial, and the rest goes with the next one.
+     *
+     * @return false if they did not all fit
+     */
+    private boolean addBytes(ByteBuf buf, int index, int length) {
+        long address = AbstractRingwireChannel.nativeAddress(buf, index, length);
         if (address != 0) {
-            return addIovec(address, readable);
+            return addIovec(address, length);
         }
-        // a composite: as many components as there is room for; the write is then partial, and the rest goes
-        // with the next one
-        for (ByteBuffer nio : buf.nioBuffers(buf.readerIndex(), readable)) {
+        if (buf instanceof CompositeByteBuf c) {
+            int end = index + length;
+            for (int i = c.toComponentIndex(index); index < end; i++) {
+                ByteBuf part = c.internalComponent(i);
+                int offset = index - c.toByteIndex(i);
+                int n = Math.min(part.readableBytes() - offset, end - index);
+                if (n > 0) {
+                    if (!addBytes(part, part.readerIndex() + offset, n)) {
+                        return false;
+                    }
+                    index += n;
+                }
+            }
+            return true;
+        }
+        for (ByteBuffer nio : buf.nioBuffers(index, length)) {
             if (nio.hasRemaining() && !addIovec(MemorySegment.ofBuffer(nio).address(), nio.remaining())) {
                 return false;
             }
