@@ -6,11 +6,13 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.unix.DomainDatagramChannel;
 import io.netty.channel.unix.DomainSocketChannel;
 import io.netty.channel.unix.ServerDomainSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.ringwire.transport.RingwireDatagramChannel;
+import io.ringwire.transport.RingwireDomainDatagramChannel;
 import io.ringwire.transport.RingwireDomainSocketChannel;
 import io.ringwire.transport.RingwireIoHandler;
 import io.ringwire.transport.RingwireIoHandlerConfig;
@@ -124,8 +126,8 @@ public final class RingwireLoopResources implements LoopResources {
 
     /**
      * @return Ringwire's class for Netty's {@code channelType}: {@link SocketChannel}, {@link ServerSocketChannel},
-     *         {@link DomainSocketChannel}, {@link ServerDomainSocketChannel} and {@link DatagramChannel} (Reactor
-     *         Netty's DNS resolver uses the last one)
+     *         {@link DomainSocketChannel}, {@link ServerDomainSocketChannel}, {@link DatagramChannel} (Reactor
+     *         Netty's DNS resolver uses it) and {@link DomainDatagramChannel}
      * @throws IllegalArgumentException for any other type, naming it
      */
     @Override
@@ -143,10 +145,12 @@ public final class RingwireLoopResources implements LoopResources {
             c = RingwireServerDomainSocketChannel.class;
         } else if (channelType == DatagramChannel.class) {
             c = RingwireDatagramChannel.class;
+        } else if (channelType == DomainDatagramChannel.class) {
+            c = RingwireDomainDatagramChannel.class;
         } else {
             throw new IllegalArgumentException("Ringwire has no channel for " + channelType.getName() + " (it has "
-                + "SocketChannel, ServerSocketChannel, DomainSocketChannel, ServerDomainSocketChannel and "
-                + "DatagramChannel)");
+                + "SocketChannel, ServerSocketChannel, DomainSocketChannel, ServerDomainSocketChannel, "
+                + "DatagramChannel and DomainDatagramChannel)");
         }
         return (Class<? extends CHANNEL>) c;
     }

@@ -33,6 +33,7 @@ public final class RingwireCounters {
     long closeSubmits;
     long directRecvs;
     long cqOverflows;
+    long sendWaits;
     long sqRefusals;
     long dryRingFallbacks;
     long sendfileBytes;
@@ -175,6 +176,14 @@ public final class RingwireCounters {
     }
 
     /**
+     * @return times a datagram channel's sends stopped at a full peer (a unix datagram socket's queue) and waited for
+     *         POLLOUT before going on
+     */
+    public long sendWaits() {
+        return sendWaits;
+    }
+
+    /**
      * @return times an SQE could not be queued because the SQ was full and io_uring_enter took nothing (EBUSY while
      *         the CQ overflowed); the operation waits for the next iteration, so nothing is lost
      */
@@ -220,13 +229,13 @@ public final class RingwireCounters {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d bufferRingBuffers=%d "
                 + "accepts=%d "
-                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sqRefusals=%d "
+                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d sqRefusals=%d "
                 + "dryRingFallbacks=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
                 + "registrations=%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers, accepts,
             acceptBackoffs,
-            closeSubmits, directRecvs, cqOverflows, sqRefusals, dryRingFallbacks, sendfileBytes, fileRegionCopiedBytes,
+            closeSubmits, directRecvs, cqOverflows, sendWaits, sqRefusals, dryRingFallbacks, sendfileBytes, fileRegionCopiedBytes,
             fileRegionMappedBytes, registrations);
     }
 }

@@ -98,6 +98,20 @@ public final class SockAddr {
      * @throws IllegalArgumentException if it does not fit in {@code sun_path}, or is empty
      */
     public static int writeUnix(String path, MemorySegment dst) {
+        byte[] p = unixPathBytes(path);
+        boolean abstractName = p[0] == 0;
+        dst.asSlice(0, STORAGE_SIZE).fill((byte) 0);
+        dst.set(JAVA_SHORT, 0, (short) SocketConstants.AF_UNIX);
+        MemorySegment.copy(p, 0, dst, JAVA_BYTE, UN_PATH_OFFSET, p.length);
+        return UN_PATH_OFFSET + p.length + (abstractName ? 0 : 1);
+    }
+
+    /**
+     * @param path the path or {@code "\0name"}
+     * @return its bytes as {@code sun_path} takes them
+     * @throws IllegalArgumentException if it does not fit in {@code sun_path}, or is empty
+     */
+    public static byte[] unixPathBytes(String path) {
         byte[] p = path.getBytes(StandardCharsets.UTF_8);
         boolean abstractName = p.length > 0 && p[0] == 0;
         if (p.length == 0 || p.length > (abstractName ? UN_PATH_MAX : UN_PATH_MAX - 1)) {
@@ -105,10 +119,7 @@ public final class SockAddr {
                 + " takes 1 to " + (abstractName ? UN_PATH_MAX : UN_PATH_MAX - 1) + " bytes, this one has "
                 + p.length + ": " + path.replace("\0", "\\0"));
         }
-        dst.asSlice(0, STORAGE_SIZE).fill((byte) 0);
-        dst.set(JAVA_SHORT, 0, (short) SocketConstants.AF_UNIX);
-        MemorySegment.copy(p, 0, dst, JAVA_BYTE, UN_PATH_OFFSET, p.length);
-        return UN_PATH_OFFSET + p.length + (abstractName ? 0 : 1);
+        return p;
     }
 
     /**

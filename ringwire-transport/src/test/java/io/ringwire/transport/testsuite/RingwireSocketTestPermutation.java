@@ -17,6 +17,7 @@ import io.netty.testsuite.transport.socket.SocketTestPermutation;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.ringwire.transport.RingwireDatagramChannel;
+import io.ringwire.transport.RingwireDomainDatagramChannel;
 import io.ringwire.transport.RingwireDomainSocketChannel;
 import io.ringwire.transport.RingwireIoHandler;
 import io.ringwire.transport.RingwireServerDomainSocketChannel;
@@ -114,6 +115,23 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
         BootstrapFactory<Bootstrap> nio = () -> new Bootstrap().group(nioGroup)
             .channelFactory((ChannelFactory<Channel>) () -> new NioDatagramChannel(family));
         return combo(List.of(ringwire, nio), List.of(ringwire, nio));
+    }
+
+    /** Unix domain datagram sockets, Ringwire on both ends (NIO has no domain datagram channel). */
+    public List<BootstrapComboFactory<Bootstrap, Bootstrap>> domainDatagram() {
+        BootstrapFactory<Bootstrap> ringwire = () -> new Bootstrap().group(RINGWIRE_WORKER)
+            .channel(RingwireDomainDatagramChannel.class);
+        return List.of(new BootstrapComboFactory<>() {
+            @Override
+            public Bootstrap newServerInstance() {
+                return ringwire.newInstance();
+            }
+
+            @Override
+            public Bootstrap newClientInstance() {
+                return ringwire.newInstance();
+            }
+        });
     }
 
     @Override

@@ -1,0 +1,653 @@
+package io.ringwire.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.AddressedEnvelope;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.ringwire.uring.BufferRing;
+import io.ringwire.uring.Errno;
+import io.ringwire.uring.IoUringConstants;
+import io.ringwire.uring.IoUringCqe;
+import io.ringwire.uring.Libc;
+import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.SockAddr;
+import io.ringwire.uring.SocketConstants;
+import io.ringwire.uring.SubmissionQueue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.PortUnreachableException;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.NotYetConnectedException;
+
+import static io.ringwire.uring.IoUringConstants.IORING_OP_POLL_ADD;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_RECVMSG;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * What Ringwire's datagram channels share, whatever their addresses (UDP, Unix domain datagrams).
+ *
+ * <p><b>Receives</b>: one multishot RECVMSG [6.0] from the loop's shared buffer ring; each CQE carries one datagram
+ * with its sender ({@code io_uring_recvmsg_out}, name, payload in one ring buffer), so a single enter can bring many
+ * datagrams (Netty's io_uring transport issues a batch of single-shot RECVMSGs instead). When the channel's
+ * {@link io.netty.channel.RecvByteBufAllocator} asks for more room than a ring buffer has, with autoRead off, or when
+ * the ring ran dry, a single-shot RECVMSG goes straight into a buffer from the channel's allocator. A datagram too big
+ * for the room it got is dropped and reported with a {@link DatagramTruncatedException}, never delivered cut.
+ *
+ * <p><b>Sends</b>: just before the loop's enter, each flushed datagram (up to {@value #MAX_SENDS}) becomes one
+ * SENDMSG, so they are in flight together and leave in that one enter; their buffers are released, and their
+ * promises completed in order, when the last of the batch has completed.
+ *
+ * @param <A> the channel's address type
+ */
+abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends AbstractRingwireChannel {
+    private static final ChannelMetadata METADATA = new ChannelMetadata(true, 16);
+    /** Flushed datagrams sent in one batch (one SENDMSG each). */
+    static final int MAX_SENDS = 64;
+    private static final int MSGHDR_SIZE = 56;
+    /** struct io_uring_recvmsg_out { u32 namelen, controllen, payloadlen, flags; } */
+    private static final int RECVMSG_OUT_SIZE = 16;
+
+    /*
+     * Native memory of this channel's own, for as long as a receive may use it (the kernel writes the sender's
+     * address of a direct RECVMSG at completion): the multishot msghdr template, the direct msghdr, its sockaddr
+     * and its iovec.
+     */
+    private static final int MULTISHOT_HDR = 0;
+    private static final int DIRECT_HDR = MULTISHOT_HDR + MSGHDR_SIZE;
+    private static final int DIRECT_NAME = DIRECT_HDR + MSGHDR_SIZE;
+    private static final int DIRECT_IOV = DIRECT_NAME + SockAddr.STORAGE_SIZE;
+    private static final int NATIVE_SIZE = DIRECT_IOV + 16;
+
+    /** Room for the sender's address in each ring buffer (the largest address of the channel's family). */
+    private final int nameRoom;
+    private final MemorySegment nativeArea = Arena.ofAuto().allocate(NATIVE_SIZE, 8);
+    private volatile boolean connected;
+
+    private ByteBuf directBuf;
+    private boolean readInBatch;
+    private boolean recvNeedsRearm;
+    private boolean ringDry;
+
+    /** Sends of the batch in flight, one bit per slot (the slot is the SQE's user_data data). */
+    private long sendsInFlight;
+    private int sendsInBatch;
+    private final int[] sendResults = new int[MAX_SENDS];
+
+    /**
+     * @param fd       the datagram socket
+     * @param nameRoom bytes for a sender's address in each ring buffer: its family's largest sockaddr
+     */
+    AbstractRingwireDatagramChannel(int fd, int nameRoom) {
+        super(null, fd, false);
+        this.nameRoom = nameRoom;
+        // the multishot RECVMSG's msghdr template: room for a sender's address in each ring buffer, no control,
+        // no iovecs
+        nativeArea.set(JAVA_INT, MULTISHOT_HDR + 8, nameRoom);
+    }
+
+    /** @return the sockaddr of {@code length} bytes at {@code at} in {@code seg} as the channel's address type */
+    abstract A sender(MemorySegment seg, long at, int length);
+
+    /** Writes a recipient's sockaddr into {@code dst}; @return its length */
+    abstract int writeRecipient(SocketAddress recipient, MemorySegment dst);
+
+    /** @return a received datagram as the pipeline gets it (DatagramPacket, DomainDatagramPacket) */
+    abstract Object packet(ByteBuf content, A sender);
+
+    /** @return whether the channel counts as active once registered (DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) */
+    abstract boolean activeOnOpen();
+
+    /** @return whether {@code recipient} is an address of the channel's type (checked before the write is taken) */
+    abstract boolean isRecipient(SocketAddress recipient);
+
+    /** @return the packet type to say in an error about a message the channel cannot write */
+    abstract String messageTypes();
+
+    /**
+     * @return whether a batch's sends go as one linked chain that stops at a full peer: each with MSG_DONTWAIT, so a
+     *         send the peer has no room for completes with EAGAIN, the rest of the chain is cancelled, and the batch
+     *         goes again from there once POLLOUT says there is room. For sockets that copy a datagram before they
+     *         find the peer's queue full (AF_UNIX): io_uring's own retry after EAGAIN resends from where that copy
+     *         left the iovecs, and the peer gets an empty datagram (seen on Linux 6.18). It also keeps the order.
+     */
+    boolean linkedSends() {
+        return false;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    /** Bound or connected, or registered with {@code DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION} (it can send). */
+    @Override
+    public boolean isActive() {
+        return isOpen() && (active || activeOnOpen() && isRegistered());
+    }
+
+    /** @return whether the channel is connected to one peer */
+    public boolean isConnected() {
+        return connected;
+    }
+
+    @Override
+    byte readOpcode() {
+        return IORING_OP_RECVMSG;
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) throws Exception {
+        super.doBind(localAddress);
+        active = true;
+    }
+
+    private void doConnect(SocketAddress remote, SocketAddress local) throws Exception {
+        if (local != null) {
+            doBind(local);
+        }
+        checkResolvable(remote);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sa = a.allocate(SockAddr.STORAGE_SIZE, 8);
+            int len = writeRecipient(remote, sa);
+            NativeIoException.check(Libc.connect(fd, sa, len), "connect " + remote);
+        }
+        connected = true;
+        active = true;
+        resetLocalAddress();
+        cacheRemoteAddress(remote);
+    }
+
+    /** Dissolves the association: connect(2) to AF_UNSPEC. The channel stays open and bound. */
+    @Override
+    protected void doDisconnect() throws Exception {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sa = a.allocate(SockAddr.STORAGE_SIZE, 8); // zeroed: sa_family AF_UNSPEC
+            NativeIoException.check(Libc.connect(fd, sa, SockAddr.IN6_SIZE), "disconnect");
+        }
+        connected = false;
+        cacheRemoteAddress(null);
+        resetLocalAddress();
+    }
+
+    @Override
+    protected void doClose() throws Exception {
+        connected = false;
+        super.doClose();
+    }
+
+    // ------------------------------------------------------------------------------------------ receiving
+
+    @Override
+    protected void doBeginRead() {
+        readPending = true;
+        armRecv();
+    }
+
+    private void armRecv() {
+        RingwireIoRegistration r = registration;
+        if (!isActive() || closingOffLoop || r == null || !r.isValid() || fd < 0
+            || inFlight(READ_MULTISHOT | READ_DIRECT) || !config().isAutoRead() && !readPending) {
+            return;
+        }
+        if (!reserveReadSqe(r)) {
+            return; // nothing changed: prepareBeforeEnter() comes back here next iteration
+        }
+        RingwireIoHandler h = r.handler();
+        BufferRing ring = h.recvBuffers();
+        int room = ring == null ? 0 : ring.bufferSize() - RECVMSG_OUT_SIZE - nameRoom;
+        boolean ringFits = ring != null && !ring.isIncremental() && room >= unsafe().recvBufAllocHandle().guess();
+        if (ringFits && !ringDry && config().isAutoRead() && h.config().multishotRecv()) {
+            long hdr = nativeArea.address() + MULTISHOT_HDR;
+            // MSG_TRUNC: io_uring_recvmsg_out.payloadlen then says a cut datagram's real length
+            r.sq().prepRecvmsgMultishot(fd, hdr, SocketConstants.MSG_TRUNC, RingwireIoHandler.RECV_BUFFER_GROUP,
+                r.nextUserData(IORING_OP_RECVMSG, MULTISHOT));
+            started(READ_MULTISHOT);
+            return;
+        }
+        if (ringDry) {
+            ringDry = false;
+            h.counters().dryRingFallbacks++;
+        }
+        armDirectRecv(r);
+    }
+
+    /** One single-shot RECVMSG into a buffer from the channel's allocator, sized by its RecvByteBufAllocator. */
+    private void armDirectRecv(RingwireIoRegistration r) {
+        ByteBuf buf = unsafe().recvBufAllocHandle().allocate(config().getAllocator());
+        if (!buf.isDirect() || nativeAddress(buf, buf.writerIndex(), buf.writableBytes()) == 0) {
+            ByteBuf direct = config().getAllocator().directBuffer(buf.writableBytes());
+            buf.release();
+            buf = direct;
+        }
+        long address = nativeAddress(buf, buf.writerIndex(), buf.writableBytes());
+        MemorySegment n = nativeArea;
+        long base = n.address();
+        n.asSlice(DIRECT_HDR, MSGHDR_SIZE + SockAddr.STORAGE_SIZE).fill((byte) 0);
+        n.set(JAVA_LONG, DIRECT_HDR, base + DIRECT_NAME);          // msg_name
+        n.set(JAVA_INT, DIRECT_HDR + 8, SockAddr.STORAGE_SIZE);    // msg_namelen
+        n.set(JAVA_LONG, DIRECT_HDR + 16, base + DIRECT_IOV);      // msg_iov
+        n.set(JAVA_LONG, DIRECT_HDR + 24, 1);                      // msg_iovlen
+        n.set(JAVA_LONG, DIRECT_IOV, address);
+        n.set(JAVA_LONG, DIRECT_IOV + 8, buf.writableBytes());
+        try {
+            // MSG_TRUNC: the completion says the datagram's real length, so a cut one is recognised
+            r.sq().prepRecvmsg(fd, base + DIRECT_HDR, SocketConstants.MSG_TRUNC,
+                r.nextUserData(IORING_OP_RECVMSG, DIRECT));
+        } catch (RuntimeException e) {
+            buf.release();
+            throw e;
+        }
+        directBuf = buf;
+        started(READ_DIRECT);
+        r.handler().counters().directRecvs++;
+    }
+
+    // ------------------------------------------------------------------------------------------ sending
+
+    /**
+     * Takes an {@link AddressedEnvelope} of a ByteBuf for a recipient of the channel's type (its content made direct
+     * if it is not), or, when connected, a bare ByteBuf.
+     */
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        if (msg instanceof ByteBuf buf) {
+            if (!connected) {
+                throw new NotYetConnectedException();
+            }
+            return toDirect(buf, alloc());
+        }
+        if (msg instanceof AddressedEnvelope<?, ?> e && e.content() instanceof ByteBuf content
+            && (e.recipient() == null || isRecipient(e.recipient()))) {
+            if (e.recipient() == null && !connected) {
+                throw new NotYetConnectedException();
+            }
+            checkRecipient(e.recipient());
+            return content.isDirect() ? e : envelope(e, toDirect(content, alloc()));
+        }
+        throw new UnsupportedOperationException("unsupported message type: " + msg.getClass().getName()
+            + " (" + getClass().getSimpleName() + " writes " + messageTypes() + ", or ByteBuf when connected)");
+    }
+
+    /** Refuses a recipient the kernel could not take (an unresolved host name). */
+    void checkRecipient(SocketAddress recipient) {
+    }
+
+    /** @return the envelope {@code e} with the content {@code direct} instead of its own (released) */
+    abstract AddressedEnvelope<ByteBuf, ? extends SocketAddress> envelope(AddressedEnvelope<?, ?> e, ByteBuf direct);
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) {
+        if (sendsInBatch == 0 && registration != null) {
+            registration.prepareBeforeEnter(); // one SENDMSG per datagram, just before the loop's enter
+        }
+    }
+
+    @Override
+    void cancelMoreInFlight(RingwireIoRegistration r) {
+        long sends = sendsInFlight;
+        for (int slot = 0; sends != 0; slot++, sends >>>= 1) {
+            if ((sends & 1) != 0) {
+                cancel(r, IORING_OP_SENDMSG, slot);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ the handle
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new DatagramUnsafe();
+    }
+
+    private final class DatagramUnsafe extends RingwireUnsafe implements ChannelOutboundBuffer.MessageProcessor {
+        /** The batch being prepared. */
+        private int preparing;
+        private RingwireIoRegistration preparingFor;
+        /** The batch's last SQE so far, linked to the next one when there is a next ({@link #linkedSends()}). */
+        private long lastSendSqe;
+
+        @Override
+        public void connect(SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+                return;
+            }
+            try {
+                boolean wasActive = isActive();
+                doConnect(remote, local);
+                boolean promiseSet = promise.trySuccess();
+                if (!wasActive && isActive()) {
+                    pipeline().fireChannelActive();
+                }
+                if (!promiseSet) {
+                    close(voidPromise());
+                }
+            } catch (Throwable t) {
+                promise.tryFailure(annotateConnectException(t, remote));
+                closeIfClosed();
+            }
+        }
+
+        @Override
+        public void complete(byte opcode, int res, int flags, int data) {
+            if (opcode == IORING_OP_RECVMSG) {
+                if (data == DIRECT) {
+                    directRecvComplete(res);
+                } else {
+                    multishotRecvComplete(res, flags);
+                }
+            } else if (opcode == IORING_OP_SENDMSG) {
+                sendComplete(data, res);
+            } else if (opcode == IORING_OP_POLL_ADD) {
+                roomForSends(res);
+            } // else our own ASYNC_CANCELs
+        }
+
+        private void multishotRecvComplete(int res, int flags) {
+            if (readCompleted(MULTISHOT, flags)) {
+                recvNeedsRearm = true;
+            }
+            RingwireIoRegistration r = registration;
+            RingwireIoHandler h = r.handler();
+            if (res >= 0 && IoUringCqe.hasBuffer(flags)) {
+                BufferRing buffers = h.recvBuffers();
+                int bid = IoUringCqe.bufferId(flags);
+                try {
+                    MemorySegment ring = buffers.segment();
+                    long at = buffers.address(bid) + buffers.dataOffset(bid) - ring.address();
+                    int namelen = ring.get(JAVA_INT, at);
+                    int payloadLength = ring.get(JAVA_INT, at + 8);
+                    int msgFlags = ring.get(JAVA_INT, at + 12);
+                    int room = res - RECVMSG_OUT_SIZE - nameRoom;
+                    A sender = sender(ring, at + RECVMSG_OUT_SIZE, Math.min(namelen, nameRoom));
+                    if ((msgFlags & SocketConstants.MSG_TRUNC) != 0 || payloadLength > room) {
+                        truncated(payloadLength, Math.max(room, 0), sender);
+                    } else {
+                        int payloadOffset = buffers.dataOffset(bid) + RECVMSG_OUT_SIZE + nameRoom;
+                        ByteBuf buf = config().getAllocator().directBuffer(payloadLength);
+                        copy(h.recvBufferView(bid, payloadOffset, payloadLength), buffers.address(bid), buf,
+                            payloadLength);
+                        received(buf, sender);
+                    }
+                } finally {
+                    buffers.release(bid, res, flags);
+                }
+            } else if (res == -Errno.ENOBUFS) {
+                ringDry = !h.ringRanDry(); // grown: the ring again; at its largest: a buffer of the channel's own
+            } else if (res < 0) {
+                recvError(res);
+            }
+            r.notifyAfterCompletions();
+        }
+
+        private void directRecvComplete(int res) {
+            readCompleted(DIRECT, 0);
+            recvNeedsRearm = true;
+            ByteBuf buf = directBuf;
+            directBuf = null;
+            try {
+                if (res >= 0 && isOpen()) {
+                    MemorySegment n = nativeArea;
+                    A sender = sender(n, DIRECT_NAME, Math.min(n.get(JAVA_INT, DIRECT_HDR + 8), SockAddr.STORAGE_SIZE));
+                    if (res > buf.writableBytes()) {
+                        truncated(res, buf.writableBytes(), sender);
+                    } else {
+                        buf.writerIndex(buf.writerIndex() + res);
+                        received(buf, sender);
+                        buf = null; // the pipeline owns it
+                    }
+                } else if (res < 0) {
+                    recvError(res);
+                }
+            } finally {
+                if (buf != null) {
+                    buf.release();
+                }
+            }
+            registration.notifyAfterCompletions();
+        }
+
+        private void received(ByteBuf buf, A sender) {
+            RingwireCounters c = registration.handler().counters();
+            c.recvs++;
+            c.recvBytes += buf.readableBytes();
+            readInBatch = true;
+            if (!config().isAutoRead()) {
+                readPending = false; // this datagram answers the read()
+            }
+            pipeline().fireChannelRead(packet(buf, sender));
+        }
+
+        private void truncated(int length, int room, SocketAddress sender) {
+            pipeline().fireExceptionCaught(new DatagramTruncatedException(length, room, sender));
+        }
+
+        private void recvError(int res) {
+            if (res == -Errno.ECANCELED || !isOpen()) {
+                return;
+            }
+            if (res == -Errno.ECONNREFUSED) {
+                // an ICMP port unreachable for an earlier send of this connected channel: reported, not fatal
+                pipeline().fireExceptionCaught(new PortUnreachableException("recvmsg: " + Errno.name(res)
+                    + " (the peer " + remoteAddress() + " has no socket on that port)"));
+                return;
+            }
+            pipeline().fireExceptionCaught(new NativeIoException("recvmsg", res));
+            close(voidPromise());
+        }
+
+        // ---------------------------------------------------------------- sending
+
+        /** Called before the outbound buffer is failed: the kernel may still read the batch in flight. */
+        @Override
+        protected void close(ChannelPromise promise, Throwable cause, java.nio.channels.ClosedChannelException
+            closeCause) {
+            holdBatchForKernel();
+            super.close(promise, cause, closeCause);
+        }
+
+        private void holdBatchForKernel() {
+            if (sendsInFlight != 0) {
+                holdForKernel(outboundBuffer(), sendsInBatch);
+            }
+        }
+
+        @Override
+        public void prepareBeforeEnter() {
+            if (armRetry) {
+                armRetry = false;
+                armRecv();
+            }
+            ChannelOutboundBuffer in = outboundBuffer();
+            RingwireIoRegistration r = registration;
+            if (sendsInBatch > 0 || inFlight(WRITE) || in == null || in.isEmpty() || fd < 0 || !isOpen()
+                || closingOffLoop) {
+                return;
+            }
+            preparing = 0;
+            preparingFor = r;
+            lastSendSqe = -1;
+            try {
+                in.forEachFlushedMessage(this);
+            } catch (Exception e) {
+                logger.debug("preparing datagrams failed", e);
+            }
+            if (preparing == 0 && !in.isEmpty() && r.isValid()) {
+                r.retryNextIteration(); // the SQ was full: the datagrams wait in the outbound buffer
+            }
+            sendsInBatch = preparing;
+        }
+
+        /** One SENDMSG for one flushed datagram, its msghdr, address and iovecs in the loop's scratch space. */
+        @Override
+        public boolean processMessage(Object msg) {
+            if (preparing == MAX_SENDS) {
+                return false;
+            }
+            ByteBuf content;
+            SocketAddress recipient;
+            if (msg instanceof AddressedEnvelope<?, ?> e) {
+                content = (ByteBuf) e.content();
+                recipient = e.recipient();
+            } else {
+                content = (ByteBuf) msg;
+                recipient = null;
+            }
+            RingwireIoRegistration r = preparingFor;
+            RingwireIoHandler h = r.handler();
+            int readable = content.readableBytes();
+            long single = nativeAddress(content, content.readerIndex(), readable);
+            ByteBuffer[] parts = single != 0 || readable == 0 ? null : content.nioBuffers();
+            int iovecs = parts == null ? 1 : parts.length;
+            int size = MSGHDR_SIZE + SockAddr.STORAGE_SIZE + 16 * iovecs;
+            if (size > h.scratchRemaining() || !r.reserveSqe()) {
+                return false; // next iteration
+            }
+            long region = h.scratch(size);
+            MemorySegment s = h.scratchSegment();
+            long off = region - s.address();
+            long name = region + MSGHDR_SIZE;
+            long iov = name + SockAddr.STORAGE_SIZE;
+            // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }, every field set
+            int nameLength = recipient == null ? 0
+                : writeRecipient(recipient, s.asSlice(off + MSGHDR_SIZE, SockAddr.STORAGE_SIZE));
+            s.set(JAVA_LONG, off, recipient == null ? 0 : name);
+            s.set(JAVA_INT, off + 8, nameLength);
+            s.set(JAVA_INT, off + 12, 0);
+            s.set(JAVA_LONG, off + 16, iov);
+            s.set(JAVA_LONG, off + 24, iovecs);
+            s.set(JAVA_LONG, off + 32, 0);
+            s.set(JAVA_LONG, off + 40, 0);
+            s.set(JAVA_LONG, off + 48, 0);
+            long iovOff = off + MSGHDR_SIZE + SockAddr.STORAGE_SIZE;
+            if (parts == null) {
+                s.set(JAVA_LONG, iovOff, single);
+                s.set(JAVA_LONG, iovOff + 8, readable);
+            } else {
+                for (ByteBuffer part : parts) {
+                    s.set(JAVA_LONG, iovOff, MemorySegment.ofBuffer(part).address());
+                    s.set(JAVA_LONG, iovOff + 8, part.remaining());
+                    iovOff += 16;
+                }
+            }
+            SubmissionQueue q = r.sq();
+            int slot = preparing++;
+            boolean linked = linkedSends();
+            long sqe = q.prepSendmsg(fd, region, SocketConstants.MSG_NOSIGNAL
+                | (linked ? SocketConstants.MSG_DONTWAIT : 0), r.nextUserData(IORING_OP_SENDMSG, slot));
+            if (linked) {
+                if (lastSendSqe >= 0) {
+                    q.addFlags(lastSendSqe, IoUringConstants.IOSQE_IO_LINK);
+                }
+                lastSendSqe = sqe;
+            }
+            sendsInFlight |= 1L << slot;
+            RingwireCounters c = h.counters();
+            c.writes++;
+            c.writeIovecs += iovecs;
+            return true;
+        }
+
+        private void sendComplete(int slot, int res) {
+            sendsInFlight &= ~(1L << slot);
+            sendResults[slot] = res;
+            if (sendsInFlight != 0) {
+                return;
+            }
+            int n = sendsInBatch;
+            sendsInBatch = 0;
+            releaseHeldForKernel();
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (in == null) {
+                return; // closed: the outbound buffer was failed already
+            }
+            RingwireCounters c = registration.handler().counters();
+            boolean peerFull = false;
+            for (int i = 0; i < n && !in.isEmpty(); i++) {
+                int result = sendResults[i];
+                if (result >= 0) {
+                    c.writeBytes += result;
+                    in.remove();
+                } else if (linkedSends() && (result == -Errno.EAGAIN || peerFull && result == -Errno.ECANCELED)) {
+                    peerFull = true; // this one and the rest of the chain were not sent: they stay, in order
+                    break;
+                } else {
+                    in.remove(sendError(result));
+                }
+            }
+            if (peerFull && isOpen()) {
+                waitForRoom();
+            } else if (!in.isEmpty()) {
+                doWrite(in);
+            }
+        }
+
+        /** One POLL_ADD for POLLOUT: the peer's queue was full; its completion sends the rest. */
+        private void waitForRoom() {
+            RingwireIoRegistration r = registration;
+            if (r == null || !r.isValid() || !r.reserveSqe()) {
+                if (r != null && r.isValid()) {
+                    r.retryNextIteration(); // the SQ was full: sent again, from the outbound buffer, next time
+                }
+                return;
+            }
+            r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false, r.nextUserData(IORING_OP_POLL_ADD, 0));
+            startedWrite(IORING_OP_POLL_ADD);
+            r.handler().counters().sendWaits++;
+        }
+
+        private void roomForSends(int res) {
+            ended(WRITE);
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (res == -Errno.ECANCELED || !isOpen() || in == null) {
+                return;
+            }
+            if (res < 0) {
+                pipeline().fireExceptionCaught(new NativeIoException("poll for room to send", res));
+                close(voidPromise());
+                return;
+            }
+            if (!in.isEmpty()) {
+                doWrite(in);
+            }
+        }
+
+        private Throwable sendError(int res) {
+            if (res == -Errno.ECONNREFUSED) {
+                return new PortUnreachableException("sendmsg: " + Errno.name(res) + " (an earlier datagram to "
+                    + remoteAddress() + " found no socket on that port)");
+            }
+            if (res == -Errno.ECANCELED) {
+                return new java.nio.channels.ClosedChannelException();
+            }
+            return new NativeIoException("sendmsg", res);
+        }
+
+        @Override
+        public void afterCompletions() {
+            ChannelPipeline p = pipeline();
+            if (readInBatch) {
+                readInBatch = false;
+                recvBufAllocHandle().readComplete();
+                p.fireChannelReadComplete();
+            }
+            if (recvNeedsRearm) {
+                recvNeedsRearm = false;
+                if (isOpen() && (config().isAutoRead() || readPending)) {
+                    armRecv();
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[fd=" + fd + ", " + localAddress()
+            + (connected ? " -> " + remoteAddress() : "") + "]";
+    }
+}

@@ -1,0 +1,196 @@
+package io.ringwire.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.unix.DomainDatagramPacket;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Ringwire's Unix domain datagram channel beyond Netty's unicast test: many datagrams through the buffer ring, whole and
+ * in order; a datagram too big for its room reported, not cut; a sender that did not bind seen as the empty path, and
+ * an answer to it refused with a clear error while the channel stays open; no descriptor left behind.
+ */
+class DomainDatagramChannelTest extends OneLoopTestBase {
+    private record Received(DomainSocketAddress sender, byte[] bytes) { }
+
+    /** A second loop, for a receiver that can be held while the first one sends. */
+    private static EventLoopGroup otherGroup;
+
+    @BeforeAll
+    static void startOtherLoop() {
+        otherGroup = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
+    }
+
+    @AfterAll
+    static void stopOtherLoop() throws InterruptedException {
+        otherGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+    }
+
+    private static DomainSocketAddress abstractName() {
+        return new DomainSocketAddress("\0ringwire-dgram-" + UUID.randomUUID());
+    }
+
+    private static Channel open(DomainSocketAddress bindTo, BlockingQueue<Received> received,
+                                BlockingQueue<Throwable> errors) {
+        return open(group, bindTo, received, errors);
+    }
+
+    private static Channel open(EventLoopGroup on, DomainSocketAddress bindTo, BlockingQueue<Received> received,
+                                BlockingQueue<Throwable> errors) {
+        Bootstrap b = new Bootstrap().group(on).channel(RingwireDomainDatagramChannel.class)
+            .option(ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION, true)
+            .handler(new SimpleChannelInboundHandler<DomainDatagramPacket>() {
+                @Override
+                protected void channelRead0(ChannelHandlerContext ctx, DomainDatagramPacket p) {
+                    received.add(new Received(p.sender(), ByteBufUtil.getBytes(p.content())));
+                }
+
+                @Override
+                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                    errors.add(cause);
+                }
+            });
+        return bindTo == null ? b.register().syncUninterruptibly().channel()
+            : b.bind(bindTo).syncUninterruptibly().channel();
+    }
+
+    private static byte[] pattern(int length, int seed) {
+        byte[] b = new byte[length];
+        for (int i = 0; i < length; i++) {
+            b[i] = (byte) (seed * 31 + i);
+        }
+        return b;
+    }
+
+    @Test
+    void manyDatagramsArriveWholeAndInOrderWithTheirSender() throws Exception {
+        long fdsBefore = TrackingEcho.openFds();
+        BlockingQueue<Received> atServer = new LinkedBlockingQueue<>();
+        BlockingQueue<Received> atClient = new LinkedBlockingQueue<>();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        DomainSocketAddress serverName = abstractName();
+        DomainSocketAddress clientName = abstractName();
+        Channel server = open(otherGroup, serverName, atServer, errors);
+        Channel client = open(clientName, atClient, errors);
+        try {
+            assertEquals(serverName, server.localAddress());
+            RingwireCounters counters = RingwireCounters.of(client.eventLoop());
+            long waitsBefore = client.eventLoop().submit(counters::sendWaits).get();
+            int n = 500;
+            // the server's loop is held: its socket's queue fills (net.unix.max_dgram_qlen, 10 by default) and the
+            // client's sends must wait for room
+            CountDownLatch release = hold(server.eventLoop());
+            for (int i = 0; i < n; i++) {
+                client.write(new DomainDatagramPacket(Unpooled.wrappedBuffer(pattern(1 + i * 3, i)), serverName));
+                if (i % 50 == 49) {
+                    client.flush();
+                }
+            }
+            client.flush();
+            Thread.sleep(100); // (whether the client reaches the full queue before the release, the checks hold)
+            release.countDown();
+            for (int i = 0; i < n; i++) {
+                Received r = atServer.poll(10, TimeUnit.SECONDS);
+                assertNotNull(r, "datagram " + i + " arrived");
+                assertArrayEquals(pattern(1 + i * 3, i), r.bytes(), "datagram " + i + " whole and in order");
+                assertEquals(clientName, r.sender());
+            }
+            // the sends met the server's queue full: the rest waited for room and went on, none lost, none empty,
+            // none out of order
+            int queueLength = Integer.parseInt(java.nio.file.Files.readAllLines(
+                java.nio.file.Path.of("/proc/sys/net/unix/max_dgram_qlen")).get(0).trim());
+            if (queueLength < n) {
+                assertTrue(client.eventLoop().submit(counters::sendWaits).get() > waitsBefore,
+                    "the sends stopped at the full queue and waited for room");
+            }
+            // and back, to the sender the server saw
+            server.writeAndFlush(new DomainDatagramPacket(Unpooled.wrappedBuffer(pattern(77, 7)), clientName)).sync();
+            Received back = atClient.poll(10, TimeUnit.SECONDS);
+            assertNotNull(back);
+            assertArrayEquals(pattern(77, 7), back.bytes());
+            assertEquals(serverName, back.sender());
+            assertEquals(List.of(), List.copyOf(errors));
+        } finally {
+            client.close().syncUninterruptibly();
+            server.close().syncUninterruptibly();
+        }
+        assertEquals(fdsBefore, TrackingEcho.openFdsBackTo(fdsBefore), "no descriptor left behind");
+    }
+
+    @Test
+    void aDatagramTooBigForItsRoomIsReportedNotCut() throws Exception {
+        BlockingQueue<Received> received = new LinkedBlockingQueue<>();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        DomainSocketAddress serverName = abstractName();
+        Channel server = open(serverName, received, errors); // Netty's 2048-byte receive allocator
+        Channel client = open(abstractName(), new LinkedBlockingQueue<>(), errors);
+        try {
+            client.writeAndFlush(new DomainDatagramPacket(Unpooled.wrappedBuffer(pattern(20_000, 1)), serverName))
+                .sync();
+            client.writeAndFlush(new DomainDatagramPacket(Unpooled.wrappedBuffer(pattern(1_000, 2)), serverName))
+                .sync();
+            Throwable e = errors.poll(10, TimeUnit.SECONDS);
+            DatagramTruncatedException t = assertInstanceOf(DatagramTruncatedException.class, e);
+            assertEquals(20_000, t.length());
+            assertEquals(client.localAddress(), t.sender());
+            Received next = received.poll(10, TimeUnit.SECONDS);
+            assertNotNull(next, "the next datagram comes");
+            assertArrayEquals(pattern(1_000, 2), next.bytes(), "whole");
+            assertTrue(received.isEmpty(), "the cut one was not delivered");
+        } finally {
+            client.close().syncUninterruptibly();
+            server.close().syncUninterruptibly();
+        }
+    }
+
+    @Test
+    void anUnboundSenderIsTheEmptyPathAndCannotBeAnswered() throws Exception {
+        BlockingQueue<Received> received = new LinkedBlockingQueue<>();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        DomainSocketAddress serverName = abstractName();
+        Channel server = open(serverName, received, errors);
+        Channel client = open(null, new LinkedBlockingQueue<>(), errors); // registered, never bound
+        try {
+            client.writeAndFlush(new DomainDatagramPacket(Unpooled.wrappedBuffer(pattern(10, 3)), serverName)).sync();
+            Received r = received.poll(10, TimeUnit.SECONDS);
+            assertNotNull(r);
+            assertEquals(new DomainSocketAddress(""), r.sender());
+            Throwable refused = server.writeAndFlush(new DomainDatagramPacket(Unpooled.wrappedBuffer(new byte[1]),
+                r.sender())).await().cause();
+            assertInstanceOf(IllegalArgumentException.class, refused);
+            assertTrue(refused.getMessage().contains("1 to 107 bytes"), refused.getMessage());
+            assertTrue(server.isOpen(), "the channel stays open");
+            CountDownLatch again = new CountDownLatch(1);
+            client.writeAndFlush(new DomainDatagramPacket(Unpooled.wrappedBuffer(pattern(10, 4)), serverName))
+                .addListener(f -> again.countDown());
+            assertTrue(again.await(10, TimeUnit.SECONDS));
+            assertArrayEquals(pattern(10, 4), received.poll(10, TimeUnit.SECONDS).bytes());
+        } finally {
+            client.close().syncUninterruptibly();
+            server.close().syncUninterruptibly();
+        }
+    }
+}
