@@ -18,6 +18,7 @@ import io.netty.channel.socket.DuplexChannelConfig;
 import io.netty.util.concurrent.Future;
 import io.ringwire.uring.BufferRing;
 import io.ringwire.uring.Errno;
+import io.ringwire.uring.IoUringConstants;
 import io.ringwire.uring.IoUringCqe;
 import io.ringwire.uring.Libc;
 import io.ringwire.uring.NativeIoException;
@@ -40,6 +41,8 @@ import static io.ringwire.uring.IoUringConstants.IORING_OP_POLL_ADD;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_RECV;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SEND;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG_ZC;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_SEND_ZC;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -128,6 +131,53 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     }
 
     private Connecting connecting;
+
+    /**
+     * Zero-copy sends of this channel whose notification has not come: the messages each one sends from, retained
+     * until the kernel says it is done with their pages. Made at the channel's first zero-copy send.
+     */
+    private static final class ZeroCopy {
+        /** Zero-copy sends awaiting their notification at most; a write beyond that goes with a copy. */
+        static final int SLOTS = 16;
+        final Object[][] held = new Object[SLOTS][];
+        int pending;
+        /** The kernel copied (loopback) or refused: this channel sends with a copy from now on. */
+        boolean off;
+
+        int freeSlot() {
+            for (int i = 0; i < SLOTS; i++) {
+                if (held[i] == null) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        void release(int slot) {
+            Object[] msgs = held[slot];
+            if (msgs != null) {
+                held[slot] = null;
+                pending--;
+                for (Object m : msgs) {
+                    io.netty.util.ReferenceCountUtil.release(m);
+                }
+            }
+        }
+    }
+
+    private ZeroCopy zeroCopy;
+    /**
+     * For measuring zero copy where the kernel copies anyway (loopback): keep it on after a copied notification
+     * ({@code -Dringwire.sendZcKeepWhenCopied=true}; tests set it).
+     */
+    static boolean keepZeroCopyWhenCopied = Boolean.getBoolean("ringwire.sendZcKeepWhenCopied");
+    /** Fault injection for tests: IORING_SEND_ZC_* bits added to every zero-copy SQE (an unknown one: EINVAL). */
+    static short zeroCopyTestFlags;
+
+    /** @return bytes from which a write goes as a zero-copy send; 0: never (TCP channels have the option) */
+    int sendZcThreshold() {
+        return 0;
+    }
 
     AbstractRingwireStreamChannel(Channel parent, int fd, boolean active) {
         super(parent, fd, active);
@@ -550,6 +600,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             switch (opcode) {
                 case IORING_OP_RECV -> recvComplete(res, flags, data);
                 case IORING_OP_SEND, IORING_OP_SENDMSG -> writeComplete(res);
+                case IORING_OP_SEND_ZC, IORING_OP_SENDMSG_ZC -> zeroCopyComplete(res, flags, data);
                 case IORING_OP_CONNECT -> connectComplete(res);
                 case IORING_OP_POLL_ADD -> {
                     if (data == WRITE_POLL) {
@@ -995,7 +1046,9 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             }
             SubmissionQueue q = r.sq();
             WriteGather g = r.handler().writeGather();
-            if (iovecs == 1) {
+            if (zeroCopyFor(g.bytes(), r.handler())) {
+                sendZeroCopy(r, in, g, iovecs);
+            } else if (iovecs == 1) {
                 q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
                     r.nextUserData(IORING_OP_SEND, 0));
                 startedWrite(IORING_OP_SEND);
@@ -1006,6 +1059,91 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             RingwireCounters c = r.handler().counters();
             c.writes++;
             c.writeIovecs += iovecs;
+        }
+
+        private boolean zeroCopyFor(long bytes, RingwireIoHandler h) {
+            int threshold = sendZcThreshold();
+            ZeroCopy z = zeroCopy;
+            return threshold > 0 && bytes >= threshold && h.zeroCopyAvailable()
+                && (z == null || !z.off && z.pending < ZeroCopy.SLOTS);
+        }
+
+        /**
+         * One SEND_ZC (one iovec) or SENDMSG_ZC for what {@code g} gathered, the messages it covers retained until the
+         * notification; the kernel is asked to report whether it copied after all (REPORT_USAGE). The SQE is reserved.
+         */
+        private void sendZeroCopy(RingwireIoRegistration r, ChannelOutboundBuffer in, WriteGather g, int iovecs) {
+            ZeroCopy z = zeroCopy;
+            if (z == null) {
+                z = zeroCopy = new ZeroCopy();
+            }
+            int slot = z.freeSlot();
+            Object[] held = new Object[g.messages()];
+            int[] i = {0};
+            try {
+                in.forEachFlushedMessage(msg -> {
+                    if (i[0] == held.length) {
+                        return false;
+                    }
+                    held[i[0]++] = io.netty.util.ReferenceCountUtil.retain(msg);
+                    return true;
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e); // (retaining what gather() just visited does not throw)
+            }
+            z.held[slot] = held;
+            z.pending++;
+            SubmissionQueue q = r.sq();
+            short report = (short) (IoUringConstants.IORING_SEND_ZC_REPORT_USAGE | zeroCopyTestFlags);
+            if (iovecs == 1) {
+                q.prepSendZc(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL, report,
+                    r.nextUserData(IORING_OP_SEND_ZC, slot));
+                startedWrite(IORING_OP_SEND_ZC, slot);
+            } else {
+                q.prepSendmsgZc(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
+                    r.nextUserData(IORING_OP_SENDMSG_ZC, slot));
+                startedWrite(IORING_OP_SENDMSG_ZC, slot);
+            }
+            r.handler().counters().zeroCopySends++;
+        }
+
+        /**
+         * A zero-copy send's CQEs: first its result (with F_MORE when a notification follows), handled as a SEND's
+         * (the promises complete, the outbound buffer lets go; the retained messages stay); then the notification
+         * (F_NOTIF), which releases them. A refusal sends the same bytes again with a copy.
+         */
+        private void zeroCopyComplete(int res, int flags, int slot) {
+            ZeroCopy z = zeroCopy;
+            RingwireCounters c = registration.handler().counters();
+            if ((flags & IoUringConstants.IORING_CQE_F_NOTIF) != 0) {
+                if ((res & IoUringConstants.IORING_NOTIF_USAGE_ZC_COPIED) != 0) {
+                    c.zeroCopyCopied++;
+                    if (!keepZeroCopyWhenCopied) {
+                        z.off = true; // the kernel copies on this path anyway: zero copy only costs here
+                    }
+                }
+                z.release(slot);
+                return;
+            }
+            if (!IoUringCqe.hasMore(flags)) {
+                z.release(slot); // no notification follows
+            }
+            if (res == -Errno.EOPNOTSUPP || res == -Errno.EINVAL || res == -Errno.ENOMEM) {
+                // nothing was sent: the bytes are still the outbound buffer's, and go again with a copy
+                c.zeroCopyRefused++;
+                z.off = true;
+                if (res == -Errno.ENOMEM) {
+                    registration.handler().zeroCopyOutOfMemory();
+                }
+                ended(WRITE);
+                releaseHeldForKernel();
+                ChannelOutboundBuffer in = outboundBuffer();
+                if (in != null && !in.isEmpty() && isOpen()) {
+                    doWrite(in);
+                }
+                return;
+            }
+            writeComplete(res);
         }
 
         /**

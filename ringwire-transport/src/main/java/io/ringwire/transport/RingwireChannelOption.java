@@ -28,6 +28,17 @@ public final class RingwireChannelOption<T> extends ChannelOption<T> {
     /** {@code TCP_KEEPCNT}: unanswered keepalive probes before the connection is dropped. */
     public static final ChannelOption<Integer> TCP_KEEPCNT = valueOf(RingwireChannelOption.class, "TCP_KEEPCNT");
 
+    /**
+     * Bytes from which a TCP write goes as a zero-copy send (SEND_ZC / SENDMSG_ZC, Linux 6.1): the kernel sends from
+     * the buffers' own pages, which stay retained until its notification says it is done with them. 0 (the default,
+     * or {@code -Dringwire.sendZcThreshold}) sends with a copy. Zero copy saves the copy only when the bytes leave
+     * through a device that sends from user pages; on loopback (and veth) the kernel copies anyway, and the
+     * notification says so: the channel then sends with a copy from there on ({@link RingwireCounters#zeroCopyCopied}).
+     * A kernel that refuses it (no SEND_ZC, EOPNOTSUPP, ENOMEM from the memory-lock limit) gets a copying send instead.
+     */
+    public static final ChannelOption<Integer> SEND_ZC_THRESHOLD = valueOf(RingwireChannelOption.class,
+        "SEND_ZC_THRESHOLD");
+
     @SuppressWarnings("deprecation")
     private RingwireChannelOption() {
         super(null);

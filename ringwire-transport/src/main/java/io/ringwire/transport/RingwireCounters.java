@@ -34,6 +34,9 @@ public final class RingwireCounters {
     long directRecvs;
     long cqOverflows;
     long sendWaits;
+    long zeroCopySends;
+    long zeroCopyCopied;
+    long zeroCopyRefused;
     long sqRefusals;
     long dryRingFallbacks;
     long sendfileBytes;
@@ -183,6 +186,24 @@ public final class RingwireCounters {
         return sendWaits;
     }
 
+    /** @return writes sent with SEND_ZC or SENDMSG_ZC (see {@link RingwireChannelOption#SEND_ZC_THRESHOLD}) */
+    public long zeroCopySends() {
+        return zeroCopySends;
+    }
+
+    /**
+     * @return zero-copy sends whose notification said the kernel copied after all (loopback, or a device that
+     *         cannot send from user pages): each makes its channel send with a copy from then on
+     */
+    public long zeroCopyCopied() {
+        return zeroCopyCopied;
+    }
+
+    /** @return zero-copy sends the kernel refused (EOPNOTSUPP, EINVAL, ENOMEM): sent again with a copy */
+    public long zeroCopyRefused() {
+        return zeroCopyRefused;
+    }
+
     /**
      * @return times an SQE could not be queued because the SQ was full and io_uring_enter took nothing (EBUSY while
      *         the CQ overflowed); the operation waits for the next iteration, so nothing is lost
@@ -229,13 +250,13 @@ public final class RingwireCounters {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d bufferRingBuffers=%d "
                 + "accepts=%d "
-                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d sqRefusals=%d "
+                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d zeroCopySends=%d zeroCopyCopied=%d zeroCopyRefused=%d sqRefusals=%d "
                 + "dryRingFallbacks=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
                 + "registrations=%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers, accepts,
             acceptBackoffs,
-            closeSubmits, directRecvs, cqOverflows, sendWaits, sqRefusals, dryRingFallbacks, sendfileBytes, fileRegionCopiedBytes,
+            closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused, sqRefusals, dryRingFallbacks, sendfileBytes, fileRegionCopiedBytes,
             fileRegionMappedBytes, registrations);
     }
 }

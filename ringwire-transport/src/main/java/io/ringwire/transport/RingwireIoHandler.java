@@ -589,6 +589,38 @@ public final class RingwireIoHandler implements IoHandler {
         return config;
     }
 
+    /**
+     * @return whether zero-copy sends may be tried on this loop: the kernel has SEND_ZC and SENDMSG_ZC [6.1], and no
+     *         send of this loop was refused for want of memory to pin (see {@link #zeroCopyOutOfMemory()})
+     */
+    boolean zeroCopyAvailable() {
+        return ZERO_COPY_SUPPORTED && !zeroCopyOutOfMemory;
+    }
+
+    /**
+     * A zero-copy send failed with ENOMEM: the pages it would pin exceed what the process may lock (RLIMIT_MEMLOCK)
+     * or the socket's option memory. Sends on this loop copy from now on; said once per process.
+     */
+    void zeroCopyOutOfMemory() {
+        zeroCopyOutOfMemory = true;
+        if (!zeroCopyEnomemLogged) {
+            zeroCopyEnomemLogged = true;
+            logger.warn("a zero-copy send (SEND_ZC) failed with ENOMEM: the memory it pins is over this process's "
+                + "RLIMIT_MEMLOCK or the socket's optmem_max; {} and any loop that meets it send with a copy "
+                + "from now on (raise the limit, or the SEND_ZC threshold, to keep zero copy)", executor);
+        }
+    }
+
+    private boolean zeroCopyOutOfMemory;
+    private static volatile boolean zeroCopyEnomemLogged;
+    private static final boolean ZERO_COPY_SUPPORTED = zeroCopySupported();
+
+    private static boolean zeroCopySupported() {
+        io.ringwire.uring.IoUringProbe p = io.ringwire.uring.IoUringProbe.get();
+        return p.isAvailable() && p.isOpSupported(IoUringConstants.IORING_OP_SEND_ZC)
+            && p.isOpSupported(IoUringConstants.IORING_OP_SENDMSG_ZC);
+    }
+
     RingwireCounters counters() {
         return counters;
     }

@@ -49,6 +49,11 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
     }
 
     @Override
+    int sendZcThreshold() {
+        return config().getSendZcThreshold();
+    }
+
+    @Override
     public RingwireSocketChannelConfig config() {
         return tcpConfig;
     }

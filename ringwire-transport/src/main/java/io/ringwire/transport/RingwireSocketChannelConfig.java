@@ -37,7 +37,29 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
             ChannelOption.SO_LINGER, ChannelOption.IP_TOS, ChannelOption.ALLOW_HALF_CLOSURE,
             RingwireChannelOption.SO_REUSEPORT, RingwireChannelOption.TCP_QUICKACK, ChannelOption.TCP_FASTOPEN_CONNECT,
             RingwireChannelOption.TCP_USER_TIMEOUT, RingwireChannelOption.TCP_KEEPIDLE,
-            RingwireChannelOption.TCP_KEEPINTVL, RingwireChannelOption.TCP_KEEPCNT);
+            RingwireChannelOption.TCP_KEEPINTVL, RingwireChannelOption.TCP_KEEPCNT,
+            RingwireChannelOption.SEND_ZC_THRESHOLD);
+    }
+
+    /** Default of {@link RingwireChannelOption#SEND_ZC_THRESHOLD}: 0, off. */
+    static final int DEFAULT_SEND_ZC_THRESHOLD = Integer.getInteger("ringwire.sendZcThreshold", 0);
+    private volatile int sendZcThreshold = DEFAULT_SEND_ZC_THRESHOLD;
+
+    /** @return bytes from which a write goes as a zero-copy send; 0: never */
+    public int getSendZcThreshold() {
+        return sendZcThreshold;
+    }
+
+    /**
+     * @param bytes bytes from which a write goes as a zero-copy send; 0: never
+     * @return this
+     */
+    public RingwireSocketChannelConfig setSendZcThreshold(int bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("SEND_ZC_THRESHOLD is bytes, 0 or more (0: never): " + bytes);
+        }
+        sendZcThreshold = bytes;
+        return this;
     }
 
     /** @return the TCP-level int option behind one of Ringwire's int options, or -1 */
@@ -93,6 +115,9 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         if (option == RingwireChannelOption.TCP_QUICKACK) {
             return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), IPPROTO_TCP, TCP_QUICKACK));
         }
+        if (option == RingwireChannelOption.SEND_ZC_THRESHOLD) {
+            return (T) Integer.valueOf(getSendZcThreshold());
+        }
         int tcp = tcpIntOption(option);
         if (tcp >= 0) {
             return (T) Integer.valueOf(SocketOptions.get(fd(), IPPROTO_TCP, tcp));
@@ -127,6 +152,8 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
             SocketOptions.setBoolean(fd(), IPPROTO_TCP, TCP_FASTOPEN_CONNECT, (Boolean) value);
         } else if (option == RingwireChannelOption.TCP_QUICKACK) {
             SocketOptions.setBoolean(fd(), IPPROTO_TCP, TCP_QUICKACK, (Boolean) value);
+        } else if (option == RingwireChannelOption.SEND_ZC_THRESHOLD) {
+            setSendZcThreshold((Integer) value);
         } else if (tcpIntOption(option) >= 0) {
             SocketOptions.set(fd(), IPPROTO_TCP, tcpIntOption(option), (Integer) value);
         } else {

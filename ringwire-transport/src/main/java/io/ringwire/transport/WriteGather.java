@@ -26,6 +26,8 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
     private long iovBase;
     private int iovCount;
     private long iovBytes;
+    private int messages;
+    private int visited;
     private long maxBytes;
     private int capacity;
 
@@ -51,6 +53,8 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
         iovBase = region + MSGHDR_SIZE;
         iovCount = 0;
         iovBytes = 0;
+        messages = 0;
+        visited = 0;
         maxBytes = loop.config().maxBytesPerWrite();
         capacity = cap;
         try {
@@ -82,6 +86,19 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
         return scratch.asSlice(msghdr() - scratch.address(), MSGHDR_SIZE);
     }
 
+    /** @return the bytes the last {@link #gather} took */
+    long bytes() {
+        return iovBytes;
+    }
+
+    /**
+     * @return how many of the first flushed messages the last {@link #gather} covered: up to the last one it took
+     *         bytes from (perhaps in part), empty ones between included
+     */
+    int messages() {
+        return messages;
+    }
+
     /** @return the first iovec's base address */
     long firstAddress() {
         return scratch.get(JAVA_LONG, iovBase - scratch.address());
@@ -98,9 +115,11 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
             return false;
         }
         int readable = buf.readableBytes();
+        visited++;
         if (readable == 0) {
             return true;
         }
+        messages = visited;
         return addBytes(buf, buf.readerIndex(), readable);
     }
 

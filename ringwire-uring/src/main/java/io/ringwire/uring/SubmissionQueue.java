@@ -385,6 +385,24 @@ public final class SubmissionQueue {
     }
 
     /**
+     * SENDMSG_ZC [6.1] ({@code io_uring_prep_sendmsg_zc}): zero-copy sendmsg, with the same two CQEs as
+     * {@link #prepSendZc}.
+     *
+     * @param fd         socket
+     * @param msghdrAddr address of a {@code struct msghdr}
+     * @param msgFlags   send flags
+     * @param zcFlags    {@code IORING_SEND_ZC_REPORT_USAGE}
+     * @param userData   passed back in both CQEs
+     * @return the SQE
+     */
+    public long prepSendmsgZc(int fd, long msghdrAddr, int msgFlags, short zcFlags, long userData) {
+        long sqe = prepRw(IORING_OP_SENDMSG_ZC, fd, msghdrAddr, 1, 0, userData);
+        opFlags(sqe, msgFlags);
+        addIoprio(sqe, zcFlags);
+        return sqe;
+    }
+
+    /**
      * SENDMSG ({@code io_uring_prep_sendmsg}).
      *
      * @param fd        socket
