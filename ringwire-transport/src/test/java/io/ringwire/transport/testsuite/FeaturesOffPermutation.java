@@ -13,6 +13,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.ringwire.transport.RingwireChannelOption;
 import io.ringwire.transport.RingwireDatagramChannel;
 import io.ringwire.transport.RingwireIoHandler;
 import io.ringwire.transport.RingwireIoHandlerConfig;
@@ -91,6 +92,25 @@ final class FeaturesOffPermutation {
 
     static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket() {
         return COMBOS;
+    }
+
+    private static final EventLoopGroup ZERO_COPY = new MultiThreadIoEventLoopGroup(2,
+        new DefaultThreadFactory("zero-copy", true), RingwireIoHandler.newFactory());
+
+    /**
+     * Ringwire with every TCP write a zero-copy send (SEND_ZC_THRESHOLD 1; the tests also keep it on after the
+     * kernel says it copied, as it does on loopback), against NIO both ways.
+     */
+    static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> zeroCopy() {
+        return List.of(
+            combo("Ringwire (every write zero-copy) server, NIO client",
+                () -> new ServerBootstrap().group(ZERO_COPY).channel(RingwireServerSocketChannel.class)
+                    .childOption(RingwireChannelOption.SEND_ZC_THRESHOLD, 1),
+                () -> new Bootstrap().group(NIO).channel(NioSocketChannel.class)),
+            combo("NIO server, Ringwire (every write zero-copy) client",
+                () -> new ServerBootstrap().group(NIO).channel(NioServerSocketChannel.class),
+                () -> new Bootstrap().group(ZERO_COPY).channel(RingwireSocketChannel.class)
+                    .option(RingwireChannelOption.SEND_ZC_THRESHOLD, 1)));
     }
 
     /** Ringwire's datagram channel with each switch, against NIO's, both ways. */

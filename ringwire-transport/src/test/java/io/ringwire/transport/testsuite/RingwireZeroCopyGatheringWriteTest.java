@@ -1,0 +1,29 @@
+package io.ringwire.transport.testsuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.testsuite.transport.socket.SocketGatheringWriteTest;
+import io.ringwire.transport.ZeroCopyHooks;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+import java.util.List;
+
+/** Netty's SocketGatheringWriteTest with every write of Ringwire's a zero-copy send, kept on although loopback copies. */
+class RingwireZeroCopyGatheringWriteTest extends SocketGatheringWriteTest {
+    @BeforeAll
+    static void keepZeroCopy() {
+        ZeroCopyHooks.keepZeroCopyWhenCopied(true);
+    }
+
+    @AfterAll
+    static void defaults() {
+        ZeroCopyHooks.keepZeroCopyWhenCopied(false);
+    }
+
+    @Override
+    protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
+        return FeaturesOffPermutation.zeroCopy();
+    }
+}
