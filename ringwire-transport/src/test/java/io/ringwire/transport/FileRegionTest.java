@@ -150,6 +150,57 @@ class FileRegionTest extends OneLoopTestBase {
         assertEquals(0, mappings(f), "no mapping of the file left");
     }
 
+    /**
+     * A sparse 3 GiB file with 1 MiB of data across its 2 GiB mark: a region of it, from a File (sendfile, 64-bit
+     * offset) and from a FileChannel (mapped at an offset past 2 GiB), sends those bytes exactly.
+     */
+    @Test
+    void aRegionAcrossTwoGibibytesOfABigFile() throws Exception {
+        long at = (2L << 30) - 256 * 1024;
+        byte[] content = random(1 << 20);
+        File f = dir.resolve("big").toFile();
+        try (RandomAccessFile raf = new RandomAccessFile(f, "rw")) {
+            raf.setLength(3L << 30); // sparse: no 3 GiB written
+            raf.seek(at);
+            raf.write(content);
+        }
+        Object[] bySendfile = serve(ch -> new DefaultFileRegion(f, at, content.length), content.length);
+        assertTrue(((ChannelFuture) bySendfile[1]).isSuccess(),
+            () -> String.valueOf(((ChannelFuture) bySendfile[1]).cause()));
+        assertArrayEquals(content, (byte[]) bySendfile[0], "from a File: the bytes at the 2 GiB mark");
+        RandomAccessFile[] file = new RandomAccessFile[1];
+        Object[] byMapping = serve(ch -> {
+            try {
+                file[0] = new RandomAccessFile(f, "r");
+                return new DefaultFileRegion(file[0].getChannel(), at, content.length);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, content.length);
+        assertTrue(((ChannelFuture) byMapping[1]).isSuccess(),
+            () -> String.valueOf(((ChannelFuture) byMapping[1]).cause()));
+        assertArrayEquals(content, (byte[]) byMapping[0], "from a FileChannel: the bytes at the 2 GiB mark");
+    }
+
+    /** A FileChannel opened with O_DIRECT (netty issue 15022): its region is sent whole all the same. */
+    @Test
+    void aFileChannelOpenedWithODirect() throws Exception {
+        byte[] content = random(3 * 4096 + 100);
+        File f = file(content);
+        java.nio.channels.FileChannel direct;
+        try {
+            direct = java.nio.channels.FileChannel.open(f.toPath(), java.nio.file.StandardOpenOption.READ,
+                com.sun.nio.file.ExtendedOpenOption.DIRECT);
+        } catch (IOException | UnsupportedOperationException e) {
+            org.junit.jupiter.api.Assumptions.abort("the temporary directory's file system refuses O_DIRECT: " + e);
+            return;
+        }
+        Object[] r = serve(ch -> new DefaultFileRegion(direct, 0, content.length), content.length);
+        assertTrue(((ChannelFuture) r[1]).isSuccess(), () -> String.valueOf(((ChannelFuture) r[1]).cause()));
+        assertArrayEquals(content, (byte[]) r[0]);
+        assertFalse(direct.isOpen(), "the region closed its channel");
+    }
+
     @Test
     void aFileChannelShorterThanTheRegionFailsTheWrite() throws Exception {
         byte[] content = random(100_000);
