@@ -576,7 +576,20 @@ public final class Libc {
      * @return nanoseconds, or {@code -errno} ({@code -EINVAL} when there is no such process)
      */
     public static long processCpuNanos(long pid) {
-        int clock = (int) ((~pid) << 3) | 2; // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
+        return cpuClockNanos((int) ((~pid) << 3) | 2); // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
+    }
+
+    /**
+     * CPU time this process has used so far, as it reads its own clock ({@code CLOCK_PROCESS_CPUTIME_ID}): the same
+     * count {@link #processCpuNanos} reads from outside.
+     *
+     * @return nanoseconds, or {@code -errno}
+     */
+    public static long ownProcessCpuNanos() {
+        return cpuClockNanos(2); // CLOCK_PROCESS_CPUTIME_ID
+    }
+
+    private static long cpuClockNanos(int clock) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ts = a.allocate(16, 8);
