@@ -98,11 +98,18 @@ final class Experiment {
             connectSeconds = seconds;
         }
 
-        /** Loads {@code server} briefly on a few connections, then waits until it has closed them all. */
+        /**
+         * Loads {@code server} on a few connections until its JIT compiler is quiet (2 to 10 s), then waits until it
+         * has closed them all. At the conns workload's rates (100 messages/s) a window would otherwise measure code
+         * still interpreted or compiled by C1 (a profile of the 1 s priming this replaced: 40 % of Ringwire's loop
+         * samples in interpreted or C1 frames, and its JIT threads busy in the window), not a server that has been
+         * running; every server gets the same priming.
+         */
         void prime(ServerProcess server, LoadGenerator.Engine engine) throws IOException, InterruptedException {
             long fds = ProcessStats.openFds(server.pid());
+            Warmup untilCompiled = new Warmup(2.0, 10.0, server.pid());
             new LoadGenerator(server.address(), LoadGenerator.Config.closed(64, size, 1), engine)
-                .run(() -> true, 1.0, () -> { });
+                .run(untilCompiled::over, 0.5, () -> { });
             long deadline = System.nanoTime() + 10_000_000_000L;
             while (ProcessStats.openFds(server.pid()) > fds && System.nanoTime() < deadline) {
                 Thread.sleep(20);
