@@ -35,6 +35,9 @@ public final class RingwireChannelOption<T> extends ChannelOption<T> {
      * through a device that sends from user pages; on loopback (and veth) the kernel copies anyway, and the
      * notification says so: the channel then sends with a copy from there on ({@link RingwireCounters#zeroCopyCopied}).
      * A kernel that refuses it (no SEND_ZC, EOPNOTSUPP, ENOMEM from the memory-lock limit) gets a copying send instead.
+     * The write's future completes with the send, as for a copying one, while the kernel may still read the pages until
+     * its notification: the channel keeps the buffer until then, but a buffer the application retained and changes
+     * after the future completes may go out changed.
      */
     public static final ChannelOption<Integer> SEND_ZC_THRESHOLD = valueOf(RingwireChannelOption.class,
         "SEND_ZC_THRESHOLD");
