@@ -53,6 +53,12 @@ final class DomainSockets {
             + address);
     }
 
+    /** @return {@code a} as Netty's {@link DomainSocketAddress} (null stays null) */
+    static DomainSocketAddress toDomainAddress(SocketAddress a) {
+        return a == null || a instanceof DomainSocketAddress ? (DomainSocketAddress) a
+            : new DomainSocketAddress(path(a));
+    }
+
     /**
      * @return the socket's address or its peer's as a {@link DomainSocketAddress}; an unnamed socket's (a client
      *         that did not bind) has the empty path, as in Netty's native transports

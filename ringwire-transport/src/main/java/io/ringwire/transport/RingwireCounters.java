@@ -250,13 +250,15 @@ public final class RingwireCounters {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d bufferRingBuffers=%d "
                 + "accepts=%d "
-                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d zeroCopySends=%d zeroCopyCopied=%d zeroCopyRefused=%d sqRefusals=%d "
+                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d zeroCopySends=%d "
+                + "zeroCopyCopied=%d zeroCopyRefused=%d sqRefusals=%d "
                 + "dryRingFallbacks=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
                 + "registrations=%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers, accepts,
             acceptBackoffs,
-            closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused, sqRefusals, dryRingFallbacks, sendfileBytes, fileRegionCopiedBytes,
+            closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused,
+            sqRefusals, dryRingFallbacks, sendfileBytes, fileRegionCopiedBytes,
             fileRegionMappedBytes, registrations);
     }
 }

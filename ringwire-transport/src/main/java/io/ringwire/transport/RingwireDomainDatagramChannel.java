@@ -81,8 +81,7 @@ public final class RingwireDomainDatagramChannel extends AbstractRingwireDatagra
 
     @Override
     void cacheRemoteAddress(SocketAddress a) {
-        super.cacheRemoteAddress(a == null || a instanceof DomainSocketAddress ? a
-            : new DomainSocketAddress(DomainSockets.path(a)));
+        super.cacheRemoteAddress(DomainSockets.toDomainAddress(a));
     }
 
     @Override

@@ -71,7 +71,7 @@ public final class RingwireDomainSocketChannel extends AbstractRingwireStreamCha
 
     @Override
     void cacheRemoteAddress(SocketAddress a) {
-        super.cacheRemoteAddress(a instanceof DomainSocketAddress ? a : new DomainSocketAddress(DomainSockets.path(a)));
+        super.cacheRemoteAddress(DomainSockets.toDomainAddress(a));
     }
 
     @Override

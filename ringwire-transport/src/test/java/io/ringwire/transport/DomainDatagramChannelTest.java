@@ -29,9 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Ringwire's Unix domain datagram channel beyond Netty's unicast test: many datagrams through the buffer ring, whole and
- * in order; a datagram too big for its room reported, not cut; a sender that did not bind seen as the empty path, and
- * an answer to it refused with a clear error while the channel stays open; no descriptor left behind.
+ * Ringwire's Unix domain datagram channel beyond Netty's unicast test: many datagrams through the buffer ring, whole
+ * and in order; a datagram too big for its room reported, not cut; a sender that did not bind seen as the empty
+ * path, and an answer to it refused with a clear error while the channel stays open; no descriptor left behind.
  */
 class DomainDatagramChannelTest extends OneLoopTestBase {
     private record Received(DomainSocketAddress sender, byte[] bytes) { }

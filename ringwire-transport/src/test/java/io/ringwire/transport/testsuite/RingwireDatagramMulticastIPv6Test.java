@@ -10,8 +10,8 @@ import org.junit.jupiter.api.TestInfo;
 import java.util.List;
 
 /**
- * Netty's DatagramMulticastIPv6Test, skipped saying why: it sends group datagrams off loopback. Ringwire's multicast is tested by
- * {@code io.ringwire.transport.MulticastTest} inside a network namespace of its own.
+ * Netty's DatagramMulticastIPv6Test, skipped saying why: it sends group datagrams off loopback. Ringwire's multicast is
+ * tested by {@code io.ringwire.transport.MulticastTest} inside a network namespace of its own.
  */
 class RingwireDatagramMulticastIPv6Test extends DatagramMulticastIPv6Test {
     @Override

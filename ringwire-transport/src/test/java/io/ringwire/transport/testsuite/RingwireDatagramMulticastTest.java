@@ -10,8 +10,8 @@ import org.junit.jupiter.api.TestInfo;
 import java.util.List;
 
 /**
- * Netty's DatagramMulticastTest, skipped saying why: it sends group datagrams off loopback. Ringwire's multicast is tested by
- * {@code io.ringwire.transport.MulticastTest} inside a network namespace of its own.
+ * Netty's DatagramMulticastTest, skipped saying why: it sends group datagrams off loopback. Ringwire's multicast is
+ * tested by {@code io.ringwire.transport.MulticastTest} inside a network namespace of its own.
  */
 class RingwireDatagramMulticastTest extends DatagramMulticastTest {
     @Override

@@ -1,5 +1,6 @@
 package io.ringwire.transport.testsuite;
 
+import io.netty.bootstrap.AbstractBootstrap;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -76,17 +77,23 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
             .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerDomainSocketChannel.class);
         BootstrapFactory<Bootstrap> client = () -> new Bootstrap()
             .group(RINGWIRE_WORKER).channel(RingwireDomainSocketChannel.class);
-        return List.of(new BootstrapComboFactory<>() {
+        return List.of(only(server, client));
+    }
+
+    /** The one combination of {@code server} and {@code client} (Netty's {@code combo} would pair lists). */
+    private static <S extends AbstractBootstrap<?, ?>, C extends AbstractBootstrap<?, ?>>
+        BootstrapComboFactory<S, C> only(BootstrapFactory<S> server, BootstrapFactory<C> client) {
+        return new BootstrapComboFactory<>() {
             @Override
-            public ServerBootstrap newServerInstance() {
+            public S newServerInstance() {
                 return server.newInstance();
             }
 
             @Override
-            public Bootstrap newClientInstance() {
+            public C newClientInstance() {
                 return client.newInstance();
             }
-        });
+        };
     }
 
     /** @return a fresh path in the temporary directory, no file there yet */
@@ -121,17 +128,7 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
     public List<BootstrapComboFactory<Bootstrap, Bootstrap>> domainDatagram() {
         BootstrapFactory<Bootstrap> ringwire = () -> new Bootstrap().group(RINGWIRE_WORKER)
             .channel(RingwireDomainDatagramChannel.class);
-        return List.of(new BootstrapComboFactory<>() {
-            @Override
-            public Bootstrap newServerInstance() {
-                return ringwire.newInstance();
-            }
-
-            @Override
-            public Bootstrap newClientInstance() {
-                return ringwire.newInstance();
-            }
-        });
+        return List.of(only(ringwire, ringwire));
     }
 
     @Override
@@ -141,7 +138,7 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
 
     /** Every combination except NIO × NIO, which tests nothing of Ringwire's. */
     @Override
-    protected <A extends io.netty.bootstrap.AbstractBootstrap<?, ?>, B extends io.netty.bootstrap.AbstractBootstrap<?, ?>>
+    protected <A extends AbstractBootstrap<?, ?>, B extends AbstractBootstrap<?, ?>>
         List<BootstrapComboFactory<A, B>> combo(List<BootstrapFactory<A>> sbfs, List<BootstrapFactory<B>> cbfs) {
         List<BootstrapComboFactory<A, B>> all = super.combo(sbfs, cbfs);
         all.remove(all.size() - 1);

@@ -10,7 +10,9 @@ import org.junit.jupiter.api.BeforeAll;
 
 import java.util.List;
 
-/** Netty's SocketGatheringWriteTest with every write of Ringwire's a zero-copy send, kept on although loopback copies. */
+/**
+ * Netty's SocketGatheringWriteTest with every write of Ringwire's a zero-copy send, kept on although loopback copies.
+ */
 class RingwireZeroCopyGatheringWriteTest extends SocketGatheringWriteTest {
     @BeforeAll
     static void keepZeroCopy() {
