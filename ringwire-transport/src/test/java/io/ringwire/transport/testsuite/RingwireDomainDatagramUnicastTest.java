@@ -54,9 +54,21 @@ class RingwireDomainDatagramUnicastTest extends DatagramUnicastTest {
         return RingwireSocketTestPermutation.INSTANCE.domainDatagram();
     }
 
+    /** Socket files the test's channels bound: a datagram channel leaves its file behind, as in Netty's transports. */
+    private final List<String> bound = new java.util.ArrayList<>();
+
     @Override
     protected SocketAddress newSocketAddress() {
-        return RingwireSocketTestPermutation.newDomainSocketAddress();
+        DomainSocketAddress a = RingwireSocketTestPermutation.newDomainSocketAddress();
+        bound.add(a.path());
+        return a;
+    }
+
+    @AfterEach
+    void removeSocketFiles() throws java.io.IOException {
+        for (String path : bound) {
+            java.nio.file.Files.deleteIfExists(java.nio.file.Path.of(path));
+        }
     }
 
     @Override
