@@ -160,7 +160,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
      * Messages of a write the kernel still reads, retained after the outbound buffer let go of them (it is failed on
      * close and shutdownOutput, which releases what it holds); released by that write's last completion.
      */
-    private java.util.List<Object> heldForKernel;
+    private Object[] heldForKernel;
 
     /**
      * Retains the first {@code count} flushed messages of {@code in} until {@link #releaseHeldForKernel()}: call before
@@ -170,30 +170,45 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
         if (heldForKernel != null || in == null) {
             return;
         }
-        java.util.List<Object> held = new java.util.ArrayList<>();
-        int[] left = {count};
+        heldForKernel = retainFlushed(in, count);
+    }
+
+    /** The write the kernel read from has completed: what {@link #holdForKernel} retained goes back. */
+    final void releaseHeldForKernel() {
+        Object[] held = heldForKernel;
+        if (held != null) {
+            heldForKernel = null;
+            releaseAll(held);
+        }
+    }
+
+    /**
+     * Retains the first {@code count} flushed messages of {@code in}, for memory the kernel may still read after the
+     * outbound buffer has let go of them.
+     *
+     * @return the messages retained, for {@link #releaseAll}
+     */
+    static Object[] retainFlushed(io.netty.channel.ChannelOutboundBuffer in, int count) {
+        Object[] held = new Object[count];
+        int[] n = {0};
         try {
             in.forEachFlushedMessage(msg -> {
-                if (left[0]-- <= 0) {
+                if (n[0] == count) {
                     return false;
                 }
-                held.add(ReferenceCountUtil.retain(msg));
+                held[n[0]++] = ReferenceCountUtil.retain(msg);
                 return true;
             });
         } catch (Exception e) {
             logger.debug("retaining in-flight messages failed", e);
         }
-        heldForKernel = held;
+        return n[0] == count ? held : java.util.Arrays.copyOf(held, n[0]);
     }
 
-    /** The write the kernel read from has completed: what {@link #holdForKernel} retained goes back. */
-    final void releaseHeldForKernel() {
-        java.util.List<Object> held = heldForKernel;
-        if (held != null) {
-            heldForKernel = null;
-            for (Object msg : held) {
-                ReferenceCountUtil.release(msg);
-            }
+    /** Releases what {@link #retainFlushed} retained. */
+    static void releaseAll(Object[] held) {
+        for (Object msg : held) {
+            ReferenceCountUtil.release(msg);
         }
     }
 

@@ -158,9 +158,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             if (msgs != null) {
                 held[slot] = null;
                 pending--;
-                for (Object m : msgs) {
-                    io.netty.util.ReferenceCountUtil.release(m);
-                }
+                releaseAll(msgs);
             }
         }
     }
@@ -1078,20 +1076,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 z = zeroCopy = new ZeroCopy();
             }
             int slot = z.freeSlot();
-            Object[] held = new Object[g.messages()];
-            int[] i = {0};
-            try {
-                in.forEachFlushedMessage(msg -> {
-                    if (i[0] == held.length) {
-                        return false;
-                    }
-                    held[i[0]++] = io.netty.util.ReferenceCountUtil.retain(msg);
-                    return true;
-                });
-            } catch (Exception e) {
-                throw new IllegalStateException(e); // (retaining what gather() just visited does not throw)
-            }
-            z.held[slot] = held;
+            z.held[slot] = retainFlushed(in, g.messages());
             z.pending++;
             SubmissionQueue q = r.sq();
             short report = (short) (IoUringConstants.IORING_SEND_ZC_REPORT_USAGE | zeroCopyTestFlags);

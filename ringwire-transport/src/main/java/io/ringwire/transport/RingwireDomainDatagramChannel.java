@@ -84,15 +84,48 @@ public final class RingwireDomainDatagramChannel extends AbstractRingwireDatagra
         super.cacheRemoteAddress(DomainSockets.toDomainAddress(a));
     }
 
+    /*
+     * The last sender and the last recipient, so that a peer that keeps sending, and the answers to it, cost no
+     * address or byte array per datagram (as the UDP channel's sender cache): the sender's name as the kernel wrote
+     * it (sun_path, namelen - 2 bytes) and the address made of it; the recipient's sun_path bytes, checked.
+     */
+    private MemorySegment lastName;
+    private DomainSocketAddress lastSender;
+    private SocketAddress lastRecipient;
+    private byte[] lastRecipientPath;
+
     @Override
     DomainSocketAddress sender(MemorySegment seg, long at, int length) {
+        int n = length - SockAddr.UN_PATH_OFFSET;
+        if (n <= 0) {
+            return UNNAMED;
+        }
+        long from = at + SockAddr.UN_PATH_OFFSET;
+        MemorySegment last = lastName;
+        if (last != null && last.byteSize() == n && MemorySegment.mismatch(seg, from, from + n, last, 0, n) == -1) {
+            return lastSender;
+        }
         String path = SockAddr.readUnix(seg.asSlice(at, length), length);
-        return path == null ? UNNAMED : new DomainSocketAddress(path);
+        lastName = MemorySegment.ofArray(seg.asSlice(from, n).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        lastSender = path == null ? UNNAMED : new DomainSocketAddress(path);
+        return lastSender;
     }
 
     @Override
     int writeRecipient(SocketAddress recipient, MemorySegment dst) {
-        return SockAddr.writeUnix(DomainSockets.path(recipient), dst);
+        return SockAddr.writeUnix(recipientPath(recipient), dst);
+    }
+
+    /**
+     * @return the recipient's sun_path bytes, from the last one's when it is the same address
+     * @throws IllegalArgumentException if no sockaddr_un can hold it
+     */
+    private byte[] recipientPath(SocketAddress recipient) {
+        if (recipient != lastRecipient && !(recipient instanceof DomainSocketAddress d && d.equals(lastRecipient))) {
+            lastRecipientPath = SockAddr.unixPathBytes(DomainSockets.path(recipient));
+            lastRecipient = recipient;
+        }
+        return lastRecipientPath;
     }
 
     @Override
@@ -109,7 +142,7 @@ public final class RingwireDomainDatagramChannel extends AbstractRingwireDatagra
     @Override
     void checkRecipient(SocketAddress recipient) {
         if (recipient != null) {
-            SockAddr.unixPathBytes(DomainSockets.path(recipient));
+            recipientPath(recipient);
         }
     }
 

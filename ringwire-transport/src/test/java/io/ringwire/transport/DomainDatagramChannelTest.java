@@ -100,6 +100,8 @@ class DomainDatagramChannelTest extends OneLoopTestBase {
             RingwireCounters counters = RingwireCounters.of(client.eventLoop());
             long waitsBefore = client.eventLoop().submit(counters::sendWaits).get();
             int n = 500;
+            int queueLength = Integer.parseInt(java.nio.file.Files.readAllLines(
+                java.nio.file.Path.of("/proc/sys/net/unix/max_dgram_qlen")).get(0).trim());
             // the server's loop is held: its socket's queue fills (net.unix.max_dgram_qlen, 10 by default) and the
             // client's sends must wait for room
             CountDownLatch release = hold(server.eventLoop());
@@ -110,7 +112,12 @@ class DomainDatagramChannelTest extends OneLoopTestBase {
                 }
             }
             client.flush();
-            Thread.sleep(100); // (whether the client reaches the full queue before the release, the checks hold)
+            // the server is released only once the client has met its full queue (however slow the machine): the
+            // wait below is what this test is about
+            for (int i = 0; i < 3000 && queueLength < n
+                && client.eventLoop().submit(counters::sendWaits).get() == waitsBefore; i++) {
+                Thread.sleep(10);
+            }
             release.countDown();
             for (int i = 0; i < n; i++) {
                 Received r = atServer.poll(10, TimeUnit.SECONDS);
@@ -120,8 +127,6 @@ class DomainDatagramChannelTest extends OneLoopTestBase {
             }
             // the sends met the server's queue full: the rest waited for room and went on, none lost, none empty,
             // none out of order
-            int queueLength = Integer.parseInt(java.nio.file.Files.readAllLines(
-                java.nio.file.Path.of("/proc/sys/net/unix/max_dgram_qlen")).get(0).trim());
             if (queueLength < n) {
                 assertTrue(client.eventLoop().submit(counters::sendWaits).get() > waitsBefore,
                     "the sends stopped at the full queue and waited for room");

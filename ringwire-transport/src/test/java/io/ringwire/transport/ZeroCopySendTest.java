@@ -95,7 +95,7 @@ class ZeroCopySendTest extends OneLoopTestBase {
                 if (p == 0 && firstNotified) {
                     ch.flush();
                     last.sync();
-                    for (int i = 0; i < 1000 && ch.eventLoop().submit(() -> counters.zeroCopyCopied).get()
+                    for (int i = 0; i < 3000 && ch.eventLoop().submit(() -> counters.zeroCopyCopied).get()
                         == before.zeroCopyCopied; i++) {
                         Thread.sleep(10); // the reader starts after 200 ms; the kernel copies as it delivers
                     }
@@ -121,7 +121,7 @@ class ZeroCopySendTest extends OneLoopTestBase {
 
     /** Each written buffer is back to the test's one reference once the kernel's notifications have come. */
     private static void allLetGo(List<ByteBuf> written) throws InterruptedException {
-        for (int i = 0; i < 500 && written.stream().anyMatch(b -> b.refCnt() != 1); i++) {
+        for (int i = 0; i < 3000 && written.stream().anyMatch(b -> b.refCnt() != 1); i++) {
             Thread.sleep(10);
         }
         for (ByteBuf b : written) {

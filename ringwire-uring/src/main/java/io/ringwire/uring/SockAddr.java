@@ -98,7 +98,17 @@ public final class SockAddr {
      * @throws IllegalArgumentException if it does not fit in {@code sun_path}, or is empty
      */
     public static int writeUnix(String path, MemorySegment dst) {
-        byte[] p = unixPathBytes(path);
+        return writeUnix(unixPathBytes(path), dst);
+    }
+
+    /**
+     * Writes a Unix domain socket address from bytes {@link #unixPathBytes} checked.
+     *
+     * @param p   the path's bytes, or {@code "\0name"}'s
+     * @param dst at least {@link #STORAGE_SIZE} bytes
+     * @return the address length to pass to the kernel
+     */
+    public static int writeUnix(byte[] p, MemorySegment dst) {
         boolean abstractName = p[0] == 0;
         dst.asSlice(0, STORAGE_SIZE).fill((byte) 0);
         dst.set(JAVA_SHORT, 0, (short) SocketConstants.AF_UNIX);
