@@ -56,7 +56,8 @@ class DatagramChannelTest extends OneLoopTestBase {
         return b.bind(new InetSocketAddress(LOOPBACK, 0)).syncUninterruptibly().channel();
     }
 
-    private static byte[] pattern(int length, int seed) {
+    /** @return {@code length} bytes that differ with {@code seed} and along the datagram */
+    static byte[] pattern(int length, int seed) {
         byte[] b = new byte[length];
         for (int i = 0; i < length; i++) {
             b[i] = (byte) (seed * 31 + i);

@@ -78,11 +78,7 @@ class DomainDatagramChannelTest extends OneLoopTestBase {
     }
 
     private static byte[] pattern(int length, int seed) {
-        byte[] b = new byte[length];
-        for (int i = 0; i < length; i++) {
-            b[i] = (byte) (seed * 31 + i);
-        }
-        return b;
+        return DatagramChannelTest.pattern(length, seed);
     }
 
     @Test
