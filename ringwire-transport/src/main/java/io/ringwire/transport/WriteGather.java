@@ -3,11 +3,10 @@ package io.ringwire.transport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.ringwire.uring.RawMemory;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Gathers one channel's flushed buffers into a {@code struct msghdr} and its iovecs in the loop's scratch space, for
@@ -66,12 +65,12 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
         loop.scratchGiveBack(region, MSGHDR_SIZE + 16 * cap, iovCount == 0 ? 0 : MSGHDR_SIZE + 16 * iovCount);
         if (iovCount > 0) {
             // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }: only the iovecs are set
-            long m = region - scratch.address();
+            // (addresses inside the region the loop reserved above: RawMemory, no per-access checks)
             for (int i = 0; i < MSGHDR_SIZE; i += 8) { // zeroed in place: no slice object per write
-                scratch.set(JAVA_LONG, m + i, 0L);
+                RawMemory.putLong(region + i, 0L);
             }
-            scratch.set(JAVA_LONG, m + 16, iovBase);
-            scratch.set(JAVA_LONG, m + 24, iovCount);
+            RawMemory.putLong(region + 16, iovBase);
+            RawMemory.putLong(region + 24, iovCount);
         }
         return iovCount;
     }
@@ -101,12 +100,12 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
 
     /** @return the first iovec's base address */
     long firstAddress() {
-        return scratch.get(JAVA_LONG, iovBase - scratch.address());
+        return RawMemory.getLong(iovBase);
     }
 
     /** @return the first iovec's length */
     int firstLength() {
-        return (int) scratch.get(JAVA_LONG, iovBase - scratch.address() + 8);
+        return (int) RawMemory.getLong(iovBase + 8);
     }
 
     @Override
@@ -164,9 +163,9 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
             return false;
         }
         int len = (int) Math.min(length, maxBytes - iovBytes);
-        long off = iovBase - scratch.address() + 16L * iovCount;
-        scratch.set(JAVA_LONG, off, address);
-        scratch.set(JAVA_LONG, off + 8, len);
+        long iovec = iovBase + 16L * iovCount; // below the reserved capacity (checked above)
+        RawMemory.putLong(iovec, address);
+        RawMemory.putLong(iovec + 8, len);
         iovCount++;
         iovBytes += len;
         return len == length;

@@ -1,14 +1,11 @@
 package io.ringwire.uring;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
 
 import static io.ringwire.uring.IoUringConstants.*;
 import static io.ringwire.uring.IoUringSqe.*;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * The submission side of one ring: hands out SQE slots and fills them, one {@code prep*} method per opcode, named
@@ -23,15 +20,14 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  */
 public final class SubmissionQueue {
     // C11 atomics used: kernel writes *khead (we read with acquire), we write *ktail (release, publishes the SQEs).
-    private static final VarHandle INT = JAVA_INT.varHandle();
-
     private final IoUring ring;
-    private final MemorySegment rings;
-    private final long kheadOffset;
-    private final long ktailOffset;
-    private final long kflagsOffset;
-    private final long kdroppedOffset;
+    // addresses in the ring's mappings, which live as long as the ring: accessed through RawMemory (no checks)
+    private final long khead;
+    private final long ktail;
+    private final long kflags;
+    private final long kdropped;
     private final MemorySegment sqes;
+    private final long sqesAddress;
     private final int mask;
     private final int entries;
     /** Tail including SQEs prepared but not yet published to the kernel. */
@@ -41,15 +37,16 @@ public final class SubmissionQueue {
 
     SubmissionQueue(IoUring ring, MemorySegment rings, MemorySegment params, MemorySegment sqes, boolean noSqArray) {
         this.ring = ring;
-        this.rings = rings;
         int base = IoUringParams.SQ_OFF;
-        this.kheadOffset = params.get(JAVA_INT, base + IoUringParams.SQ_OFF_HEAD);
-        this.ktailOffset = params.get(JAVA_INT, base + IoUringParams.SQ_OFF_TAIL);
-        this.kflagsOffset = params.get(JAVA_INT, base + IoUringParams.SQ_OFF_FLAGS);
-        this.kdroppedOffset = params.get(JAVA_INT, base + IoUringParams.SQ_OFF_DROPPED);
+        long ringsAddress = rings.address();
+        this.khead = ringsAddress + params.get(JAVA_INT, base + IoUringParams.SQ_OFF_HEAD);
+        this.ktail = ringsAddress + params.get(JAVA_INT, base + IoUringParams.SQ_OFF_TAIL);
+        this.kflags = ringsAddress + params.get(JAVA_INT, base + IoUringParams.SQ_OFF_FLAGS);
+        this.kdropped = ringsAddress + params.get(JAVA_INT, base + IoUringParams.SQ_OFF_DROPPED);
         this.mask = rings.get(JAVA_INT, params.get(JAVA_INT, base + IoUringParams.SQ_OFF_RING_MASK));
         this.entries = rings.get(JAVA_INT, params.get(JAVA_INT, base + IoUringParams.SQ_OFF_RING_ENTRIES));
         this.sqes = sqes;
+        this.sqesAddress = sqes.address();
         if (!noSqArray) {
             // The indirection array is the identity: slot i holds SQE i, set once here (as liburing does).
             long array = params.get(JAVA_INT, base + IoUringParams.SQ_OFF_ARRAY);
@@ -57,7 +54,7 @@ public final class SubmissionQueue {
                 rings.set(JAVA_INT, array + 4L * i, i);
             }
         }
-        this.tail = (int) INT.getAcquire(rings, ktailOffset);
+        this.tail = RawMemory.getIntAcquire(ktail);
         this.publishedTail = tail;
     }
 
@@ -73,23 +70,23 @@ public final class SubmissionQueue {
 
     /** @return SQEs published or prepared that the kernel has not consumed yet (0 after a successful enter) */
     public int unconsumed() {
-        return tail - (int) INT.getAcquire(rings, kheadOffset);
+        return tail - RawMemory.getIntAcquire(khead);
     }
 
     /** @return free slots right now (without submitting) */
     public int remaining() {
-        return entries - (tail - (int) INT.getAcquire(rings, kheadOffset));
+        return entries - (tail - RawMemory.getIntAcquire(khead));
     }
 
     /** @return the kernel's count of SQEs it dropped as invalid (sq_ring->dropped) */
     public int dropped() {
-        return (int) INT.getOpaque(rings, kdroppedOffset);
+        return RawMemory.getIntOpaque(kdropped);
     }
 
     /** @return sq_ring->flags ({@code IORING_SQ_*}), e.g. whether the CQ overflowed or task work waits */
     public int kernelFlags() {
         // relaxed is enough: a hint the loop re-reads every iteration
-        return (int) INT.getOpaque(rings, kflagsOffset);
+        return RawMemory.getIntOpaque(kflags);
     }
 
     /**
@@ -99,11 +96,11 @@ public final class SubmissionQueue {
      */
     int publish() {
         if (tail != publishedTail) {
-            INT.setRelease(rings, ktailOffset, tail);
+            RawMemory.putIntRelease(ktail, tail);
             publishedTail = tail;
         }
         // without SQPOLL only io_uring_enter moves the head, on this thread, so a relaxed read is enough
-        return tail - (int) INT.getOpaque(rings, kheadOffset);
+        return tail - RawMemory.getIntOpaque(khead);
     }
 
     /**
@@ -125,22 +122,20 @@ public final class SubmissionQueue {
      * @throws IllegalStateException if the kernel will not take SQEs even after a submit (CQ overflow back-pressure)
      */
     public long nextSqe() {
+        long sqe = take();
+        long a = sqesAddress + sqe;
+        for (int i = 0; i < IoUringSqe.SIZE; i += 8) {
+            RawMemory.putLong(a + i, 0L);
+        }
+        return sqe;
+    }
+
+    private long take() {
         if (!tryReserve()) {
             throw new IllegalStateException("submission queue full: entries=" + entries
                 + ", and io_uring_enter consumed nothing (reap completions first)");
         }
-        long sqe = (long) (tail & mask) * IoUringSqe.SIZE;
-        tail++;
-        MemorySegment s = sqes;
-        s.set(JAVA_LONG, sqe, 0L);
-        s.set(JAVA_LONG, sqe + 8, 0L);
-        s.set(JAVA_LONG, sqe + 16, 0L);
-        s.set(JAVA_LONG, sqe + 24, 0L);
-        s.set(JAVA_LONG, sqe + 32, 0L);
-        s.set(JAVA_LONG, sqe + 40, 0L);
-        s.set(JAVA_LONG, sqe + 48, 0L);
-        s.set(JAVA_LONG, sqe + 56, 0L);
-        return sqe;
+        return (long) (tail++ & mask) * IoUringSqe.SIZE;
     }
 
     /**
@@ -152,11 +147,11 @@ public final class SubmissionQueue {
      *         io_uring_enter): try again after reaping completions
      */
     public boolean tryReserve() {
-        if (tail - (int) INT.getAcquire(rings, kheadOffset) < entries) {
+        if (tail - RawMemory.getIntAcquire(khead) < entries) {
             return true;
         }
         ring.submitBecauseFull();
-        return tail - (int) INT.getAcquire(rings, kheadOffset) < entries;
+        return tail - RawMemory.getIntAcquire(khead) < entries;
     }
 
     // ------------------------------------------------------------------------------------------ field access
@@ -165,14 +160,17 @@ public final class SubmissionQueue {
      * The common part of every prep, mirroring liburing's {@code io_uring_prep_rw}.
      */
     private long prepRw(byte opcode, int fd, long addr, int len, long off, long userData) {
-        long sqe = nextSqe();
-        MemorySegment s = sqes;
-        s.set(JAVA_BYTE, sqe + OPCODE_OFFSET, opcode);
-        s.set(JAVA_INT, sqe + FD_OFFSET, fd);
-        s.set(JAVA_LONG, sqe + OFF_OFFSET, off);
-        s.set(JAVA_LONG, sqe + ADDR_OFFSET, addr);
-        s.set(JAVA_INT, sqe + LEN_OFFSET, len);
-        s.set(JAVA_LONG, sqe + USER_DATA_OFFSET, userData);
+        long sqe = take();
+        // the whole 64-byte SQE in eight stores, zeroing what the op does not use (nextSqe + io_uring_prep_rw)
+        long a = sqesAddress + sqe;
+        RawMemory.putLong(a, (opcode & 0xFFL) | ((long) fd << 32)); // opcode, flags 0, ioprio 0, fd
+        RawMemory.putLong(a + OFF_OFFSET, off);
+        RawMemory.putLong(a + ADDR_OFFSET, addr);
+        RawMemory.putLong(a + LEN_OFFSET, len & 0xFFFFFFFFL); // len, op flags 0
+        RawMemory.putLong(a + USER_DATA_OFFSET, userData);
+        RawMemory.putLong(a + BUF_INDEX_OFFSET, 0L); // buf_index, personality, file_index
+        RawMemory.putLong(a + ADDR3_OFFSET, 0L);
+        RawMemory.putLong(a + ADDR3_OFFSET + 8, 0L);
         return sqe;
     }
 
@@ -183,7 +181,8 @@ public final class SubmissionQueue {
      * @param flags the flags to add
      */
     public void addFlags(long sqe, byte flags) {
-        sqes.set(JAVA_BYTE, sqe + FLAGS_OFFSET, (byte) (sqes.get(JAVA_BYTE, sqe + FLAGS_OFFSET) | flags));
+        long a = sqesAddress + sqe + FLAGS_OFFSET;
+        RawMemory.putByte(a, (byte) (RawMemory.getByte(a) | flags));
     }
 
     /**
@@ -193,11 +192,12 @@ public final class SubmissionQueue {
      * @param bits the bits to add
      */
     public void addIoprio(long sqe, short bits) {
-        sqes.set(JAVA_SHORT, sqe + IOPRIO_OFFSET, (short) (sqes.get(JAVA_SHORT, sqe + IOPRIO_OFFSET) | bits));
+        long a = sqesAddress + sqe + IOPRIO_OFFSET;
+        RawMemory.putShort(a, (short) (RawMemory.getShort(a) | bits));
     }
 
     private void opFlags(long sqe, int flags) {
-        sqes.set(JAVA_INT, sqe + OP_FLAGS_OFFSET, flags);
+        RawMemory.putInt(sqesAddress + sqe + OP_FLAGS_OFFSET, flags);
     }
 
     /**
@@ -217,7 +217,7 @@ public final class SubmissionQueue {
      * @param index the value
      */
     public void setBufIndex(long sqe, short index) {
-        sqes.set(JAVA_SHORT, sqe + BUF_INDEX_OFFSET, index);
+        RawMemory.putShort(sqesAddress + sqe + BUF_INDEX_OFFSET, index);
     }
 
     /**
@@ -244,7 +244,7 @@ public final class SubmissionQueue {
      * @return the 64-bit word starting there
      */
     public long peekLong(long sqe, int offset) {
-        return sqes.get(JAVA_LONG, sqe + offset);
+        return sqes.get(JAVA_LONG, sqe + offset); // checked: tests pass any offset
     }
 
     // ------------------------------------------------------------------------------------------ one prep per opcode
@@ -272,7 +272,7 @@ public final class SubmissionQueue {
     public long prepAcceptMultishot(int fd, int flags, long userData) {
         long sqe = prepRw(IORING_OP_ACCEPT, fd, 0, 0, 0, userData);
         opFlags(sqe, flags);
-        sqes.set(JAVA_SHORT, sqe + IOPRIO_OFFSET, IORING_ACCEPT_MULTISHOT);
+        RawMemory.putShort(sqesAddress + sqe + IOPRIO_OFFSET, IORING_ACCEPT_MULTISHOT);
         return sqe;
     }
 
@@ -305,12 +305,12 @@ public final class SubmissionQueue {
      */
     public long prepRecvMultishot(int fd, short bufferGroup, int msgFlags, long userData) {
         long sqe = prepRw(IORING_OP_RECV, fd, 0, 0, 0, userData);
-        MemorySegment s = sqes;
         // the SQE is freshly zeroed: plain stores, no read-modify-write
-        s.set(JAVA_INT, sqe + OP_FLAGS_OFFSET, msgFlags);
-        s.set(JAVA_SHORT, sqe + IOPRIO_OFFSET, IORING_RECV_MULTISHOT);
-        s.set(JAVA_BYTE, sqe + FLAGS_OFFSET, IOSQE_BUFFER_SELECT);
-        s.set(JAVA_SHORT, sqe + BUF_INDEX_OFFSET, bufferGroup);
+        long a = sqesAddress + sqe;
+        RawMemory.putInt(a + OP_FLAGS_OFFSET, msgFlags);
+        RawMemory.putShort(a + IOPRIO_OFFSET, IORING_RECV_MULTISHOT);
+        RawMemory.putByte(a + FLAGS_OFFSET, IOSQE_BUFFER_SELECT);
+        RawMemory.putShort(a + BUF_INDEX_OFFSET, bufferGroup);
         return sqe;
     }
 
@@ -326,10 +326,10 @@ public final class SubmissionQueue {
      */
     public long prepRecvBufferSelect(int fd, short bufferGroup, int msgFlags, long userData) {
         long sqe = prepRw(IORING_OP_RECV, fd, 0, 0, 0, userData);
-        MemorySegment s = sqes;
-        s.set(JAVA_INT, sqe + OP_FLAGS_OFFSET, msgFlags);
-        s.set(JAVA_BYTE, sqe + FLAGS_OFFSET, IOSQE_BUFFER_SELECT);
-        s.set(JAVA_SHORT, sqe + BUF_INDEX_OFFSET, bufferGroup);
+        long a = sqesAddress + sqe;
+        RawMemory.putInt(a + OP_FLAGS_OFFSET, msgFlags);
+        RawMemory.putByte(a + FLAGS_OFFSET, IOSQE_BUFFER_SELECT);
+        RawMemory.putShort(a + BUF_INDEX_OFFSET, bufferGroup);
         return sqe;
     }
 
@@ -447,7 +447,7 @@ public final class SubmissionQueue {
         long sqe = prepRecvmsg(fd, msghdrAddr, msgFlags, userData);
         addIoprio(sqe, IORING_RECV_MULTISHOT);
         addFlags(sqe, IOSQE_BUFFER_SELECT);
-        sqes.set(JAVA_SHORT, sqe + BUF_INDEX_OFFSET, bufferGroup);
+        RawMemory.putShort(sqesAddress + sqe + BUF_INDEX_OFFSET, bufferGroup);
         return sqe;
     }
 
@@ -631,7 +631,7 @@ public final class SubmissionQueue {
      */
     public long prepSplice(int fdIn, long offIn, int fdOut, long offOut, int len, int spliceFlags, long userData) {
         long sqe = prepRw(IORING_OP_SPLICE, fdOut, offIn, len, offOut, userData);
-        sqes.set(JAVA_INT, sqe + FILE_INDEX_OFFSET, fdIn); // splice_fd_in
+        RawMemory.putInt(sqesAddress + sqe + FILE_INDEX_OFFSET, fdIn); // splice_fd_in
         opFlags(sqe, spliceFlags);
         return sqe;
     }

@@ -34,6 +34,39 @@ class IoUringTest {
     }
 
     @Test
+    void shouldWriteEveryFieldOfAReusedSqeAndNothingElse() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(1).build()) {
+            SubmissionQueue sq = ring.sq();
+            // dirty the only slot in every field, then give it back unsubmitted
+            long dirty = sq.prepRaw((byte) 0x7f, 0x01020304, -1L, -1, -1L, -1L);
+            sq.addFlags(dirty, (byte) 0xff);
+            sq.addIoprio(dirty, (short) -1);
+            sq.setOpFlags(dirty, -1);
+            sq.setBufIndex(dirty, (short) -1);
+            assertEquals(1, sq.discardUnpublished());
+
+            long sqe = sq.prepRecvMultishot(7, (short) 3, 0x40, 0x1122334455667788L);
+            assertEquals(dirty, sqe, "the same slot");
+            assertEquals((IORING_OP_RECV & 0xffL) | ((long) IOSQE_BUFFER_SELECT << 8)
+                | ((long) IORING_RECV_MULTISHOT << 16) | (7L << 32), sq.peekLong(sqe, IoUringSqe.OPCODE_OFFSET));
+            assertEquals(0L, sq.peekLong(sqe, IoUringSqe.OFF_OFFSET));
+            assertEquals(0L, sq.peekLong(sqe, IoUringSqe.ADDR_OFFSET));
+            assertEquals(0x40L << 32, sq.peekLong(sqe, IoUringSqe.LEN_OFFSET), "len 0, msg_flags");
+            assertEquals(0x1122334455667788L, sq.peekLong(sqe, IoUringSqe.USER_DATA_OFFSET));
+            assertEquals(3L, sq.peekLong(sqe, IoUringSqe.BUF_INDEX_OFFSET), "buf_group, no personality or file");
+            assertEquals(0L, sq.peekLong(sqe, IoUringSqe.ADDR3_OFFSET));
+            assertEquals(0L, sq.peekLong(sqe, IoUringSqe.ADDR3_OFFSET + 8));
+
+            sq.discardUnpublished();
+            long nop = sq.nextSqe();
+            for (int offset = 0; offset < IoUringSqe.SIZE; offset += 8) {
+                assertEquals(0L, sq.peekLong(nop, offset), "nextSqe zeroes offset " + offset);
+            }
+            sq.discardUnpublished();
+        }
+    }
+
+    @Test
     void shouldGrantBestSetupFlagsOnThisKernel() throws Exception {
         IoUringProbe probe = IoUringProbe.get();
         assumeTrue(probe.isSetupFlagSupported(IORING_SETUP_DEFER_TASKRUN));
