@@ -4,6 +4,12 @@
 # fresh server per run, servers alternating A B A B across rounds. Prints one JSON line per run (loadgen's output plus
 # "server" and "round"); summarize with bench/summarize.py.
 #
+# Each server is primed with unmeasured loadgen passes of 3 s (fresh connections each: connect, echo, close) until a
+# pass in which its JIT compiler threads used under 5 % of a core, at most PRIME_MAX passes (default 4): the lab's
+# warm-up rule. A first pass's closes deoptimize the hot methods that never saw a close, and a fixed warm-up left
+# their recompilation inside the measured window (bulk echo: 1.1-1.8 us of compiler CPU per round trip for Ringwire,
+# 0.9-1.1 for Netty epoll). "primes" and "jit_us_per_rt" (compiler CPU in the window) are added to each line.
+#
 #   bench/anchor-crosscheck.sh [rounds] [conns] [size] [depth] [duration] > runs.jsonl
 #   env: SERVERS="ringwire netty-epoll ...", NETTY_UNSAFE=0 (Netty without sun.misc.Unsafe), ANCHORS=dir
 set -euo pipefail
@@ -23,6 +29,20 @@ if [ "${NETTY_UNSAFE:-1}" = 1 ]; then JVM_FLAGS+=(--sun-misc-unsafe-memory-acces
 else JVM_FLAGS+=(-Dio.netty.noUnsafe=true); fi
 echo "java servers: ${JVM_FLAGS[*]}" >&2
 PORT=9200
+PRIME_MAX=${PRIME_MAX:-4}
+HZ=$(getconf CLK_TCK)
+
+jit_ticks() { # CPU ticks (utime + stime) of the JIT compiler threads of process $1
+  local t sum=0 st name
+  for t in /proc/"$1"/task/*; do
+    name=$(cat "$t/comm" 2>/dev/null) || continue
+    case "$name" in C1\ CompilerThre*|C2\ CompilerThre*)
+      st=$(cat "$t/stat" 2>/dev/null) || continue
+      st=${st##*) }; set -- $st; sum=$((sum + ${12} + ${13})) ;;
+    esac
+  done
+  echo "$sum"
+}
 
 start_server() { # $1 server name; prints the server's PID
   case "$1" in
@@ -43,11 +63,23 @@ for round in $(seq 1 "$ROUNDS"); do
     PORT=$((PORT + 1))
     pid=$(start_server "$server")
     for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
-    # unmeasured warm-up pass (JIT), then the measured run
-    taskset -c 0 "$BUILD/loadgen" --port "$PORT" --conns "$CONNS" --size "$SIZE" --depth "$DEPTH" \
-      --duration 3 --warmup 1 >/dev/null 2>&1 || true
+    # unmeasured passes until the JIT is quiet (C servers: one pass), then the measured run
+    primes=0
+    while (( primes < PRIME_MAX )); do
+      before=$(jit_ticks "$pid")
+      taskset -c 0 "$BUILD/loadgen" --port "$PORT" --conns "$CONNS" --size "$SIZE" --depth "$DEPTH" \
+        --duration 3 --warmup 1 >/dev/null 2>&1 || true
+      primes=$((primes + 1))
+      # under 5 % of a core over the pass's 4 s: 0.2 s of ticks
+      (( ($(jit_ticks "$pid") - before) * 100 < 20 * HZ )) && break
+    done
+    before=$(jit_ticks "$pid")
     line=$(taskset -c 0 "$BUILD/loadgen" --port "$PORT" --conns "$CONNS" --size "$SIZE" --depth "$DEPTH" \
       --duration "$DURATION" --warmup 2 --server-pid "$pid" 2>/dev/null || true)
+    jit=$(( $(jit_ticks "$pid") - before ))
+    rts=$(sed -n 's/.*"round_trips":\([0-9]*\).*/\1/p' <<< "$line")
+    line="${line%\}},\"primes\":$primes,\"jit_us_per_rt\":$(awk -v j="$jit" -v hz="$HZ" -v n="${rts:-0}" \
+      'BEGIN { printf "%.3f", (n > 0 ? j * 1e6 / hz / n : 0) }')}"
     kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
     echo "{\"server\":\"$server\",\"round\":$round,${line#\{}"
   done
