@@ -326,12 +326,24 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
             if (f.isSuccess()) {
                 loopRegistration = (IoRegistration) f.getNow();
                 registration = loopRegistration.attachment();
+                joined(registration);
                 promise.setSuccess();
                 reregistered();
             } else {
                 abandon(promise, f.cause());
             }
         });
+    }
+
+    /** Registered with a loop (the first time or again), on that loop, before any handler hears of it. */
+    void joined(RingwireIoRegistration r) {
+    }
+
+    /**
+     * About to leave the loop of {@code r}, or to close the fd, with every SQE of this channel that names the fd
+     * submitted: a stream channel empties its fixed-file slot here.
+     */
+    void leaving(RingwireIoRegistration r) {
     }
 
     /**
@@ -350,7 +362,14 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
     protected void doDeregister() {
         RingwireIoRegistration r = registration;
         if (r != null && r.isValid() && isOpen() && eventLoop().inEventLoop()) {
+            boolean queued = r.hasUnsubmittedSqe();
             cancelInFlight(r); // (a close has cancelled them already)
+            if (queued) {
+                r.handler().submitBeforeClose(); // SQEs naming the fixed-file slot go before it is emptied
+            }
+        }
+        if (r != null && isOpen()) {
+            leaving(r);
         }
         IoRegistration l = loopRegistration;
         if (l != null) {
@@ -511,6 +530,9 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
             if (queued) {
                 r.handler().submitBeforeClose();
             }
+        }
+        if (r != null) {
+            leaving(r);
         }
         // ops the kernel still holds keep their own reference to the socket; the cancels above release them
         NativeIoException.check(Libc.close(f), "close");

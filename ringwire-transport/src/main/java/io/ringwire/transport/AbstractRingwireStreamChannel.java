@@ -78,6 +78,11 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
     /** Bulk mode: receives go straight into allocator buffers, one single-shot RECV at a time. */
     private boolean bulk;
+    /**
+     * This socket's slot in the loop's fixed-file table (≥ 0); -1 for none (not registered, or the table refused);
+     * below -1, registered and counting its SQEs up to -1, when it takes one ({@link #useFixedFile}).
+     */
+    private int fileSlot = -1;
     /** The buffer the in-flight direct RECV writes into; the channel owns it until the CQE. */
     private ByteBuf directBuf;
     /** Consecutive multishot receives that filled a ring buffer with more waiting, and direct ones that did not. */
@@ -361,11 +366,11 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 + "without a single native address to receive into: " + config.getAllocator());
         } else if (config.isAutoRead() && h.config().multishotRecv()) {
             long userData = r.nextUserData(IORING_OP_RECV, MULTISHOT);
-            r.sq().prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData);
+            useFixedFile(r, r.sq().prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
             started(READ_MULTISHOT);
         } else {
             long userData = r.nextUserData(IORING_OP_RECV, SINGLE);
-            r.sq().prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData);
+            useFixedFile(r, r.sq().prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
             started(READ_SINGLE);
         }
     }
@@ -391,7 +396,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         long userData;
         try {
             userData = r.nextUserData(IORING_OP_RECV, DIRECT);
-            r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData);
+            useFixedFile(r, r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData));
         } catch (RuntimeException e) {
             buf.release();
             throw e;
@@ -410,6 +415,61 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     /** @return bytes received and held for the next read() (autoRead off, or between loops); on the loop only */
     int pendingInputBytes() {
         return pendingInput == null ? 0 : pendingInput.readableBytes();
+    }
+
+    /**
+     * SQEs a connection names its fd in before it takes a slot of the loop's fixed-file table: a slot costs two
+     * io_uring_register calls (at the take and at close) and saves the kernel an fd look-up and a reference count per
+     * SQE, so a short-lived connection (a request and a close) is better off without one.
+     */
+    static final int SQES_BEFORE_FIXED_FILE = 16;
+
+    @Override
+    void joined(RingwireIoRegistration r) {
+        if (fd >= 0 && fileSlot < 0) {
+            fileSlot = -1 - SQES_BEFORE_FIXED_FILE;
+        }
+    }
+
+    @Override
+    void leaving(RingwireIoRegistration r) {
+        int slot = fileSlot;
+        fileSlot = -1;
+        if (slot < 0) {
+            return;
+        }
+        RingwireIoHandler h = r.handler();
+        if (h.inLoop()) {
+            h.releaseFileSlot(slot);
+        } else {
+            // a close from another thread: the table belongs to the loop's thread (SINGLE_ISSUER); the slot keeps
+            // the socket open until then. If the loop has shut down, its ring took the table with it.
+            try {
+                h.execute(() -> h.releaseFileSlot(slot));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                logger.debug("loop gone before the fixed-file slot of {} was emptied: its ring closed it", this);
+            }
+        }
+    }
+
+    /** @return this socket's fixed-file slot, or a negative number without one; on the loop only */
+    int fileSlot() {
+        return fileSlot;
+    }
+
+    /**
+     * Names this channel's fixed-file slot instead of its fd in {@code sqe}, taking one at its
+     * {@link #SQES_BEFORE_FIXED_FILE}th SQE.
+     */
+    private void useFixedFile(RingwireIoRegistration r, long sqe) {
+        int slot = fileSlot;
+        if (slot < -1 && ++slot == -1) {
+            slot = r.handler().takeFileSlot(fd); // -1 when refused: given up
+        }
+        fileSlot = slot;
+        if (slot >= 0) {
+            r.sq().useFixedFile(sqe, slot);
+        }
     }
 
     @Override
@@ -1047,11 +1107,12 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             if (zeroCopyFor(g.bytes(), r.handler())) {
                 sendZeroCopy(r, in, g, iovecs);
             } else if (iovecs == 1) {
-                q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
-                    r.nextUserData(IORING_OP_SEND, 0));
+                useFixedFile(r, q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
+                    r.nextUserData(IORING_OP_SEND, 0)));
                 startedWrite(IORING_OP_SEND);
             } else {
-                q.prepSendmsg(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SENDMSG, 0));
+                useFixedFile(r, q.prepSendmsg(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL,
+                    r.nextUserData(IORING_OP_SENDMSG, 0)));
                 startedWrite(IORING_OP_SENDMSG);
             }
             RingwireCounters c = r.handler().counters();
@@ -1081,12 +1142,12 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             SubmissionQueue q = r.sq();
             short report = (short) (IoUringConstants.IORING_SEND_ZC_REPORT_USAGE | zeroCopyTestFlags);
             if (iovecs == 1) {
-                q.prepSendZc(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL, report,
-                    r.nextUserData(IORING_OP_SEND_ZC, slot));
+                useFixedFile(r, q.prepSendZc(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
+                    report, r.nextUserData(IORING_OP_SEND_ZC, slot)));
                 startedWrite(IORING_OP_SEND_ZC, slot);
             } else {
-                q.prepSendmsgZc(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
-                    r.nextUserData(IORING_OP_SENDMSG_ZC, slot));
+                useFixedFile(r, q.prepSendmsgZc(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
+                    r.nextUserData(IORING_OP_SENDMSG_ZC, slot)));
                 startedWrite(IORING_OP_SENDMSG_ZC, slot);
             }
             r.handler().counters().zeroCopySends++;
@@ -1182,8 +1243,8 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                     r.handler().counters().fileRegionCopiedBytes += chunk.readableBytes();
                 }
             }
-            r.sq().prepSend(fd, nativeAddress(chunk, chunk.readerIndex(), chunk.readableBytes()),
-                chunk.readableBytes(), SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0));
+            useFixedFile(r, r.sq().prepSend(fd, nativeAddress(chunk, chunk.readerIndex(), chunk.readableBytes()),
+                chunk.readableBytes(), SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0)));
             startedWrite(IORING_OP_SEND);
             RingwireCounters c = r.handler().counters();
             c.writes++;

@@ -43,6 +43,8 @@ public final class RingwireCounters {
     long fileRegionCopiedBytes;
     long fileRegionMappedBytes;
     int registrations;
+    int fixedFiles;
+    int fixedFileSlots;
 
     RingwireCounters(String name) {
         this.name = name;
@@ -130,6 +132,19 @@ public final class RingwireCounters {
      */
     public int bufferRingBuffers() {
         return bufferRingBuffers;
+    }
+
+    /**
+     * @return connections whose sends and receives name a slot of the loop's fixed-file table right now (the kernel
+     *         skips the fd look-up for them), out of {@link #fixedFileSlots()}
+     */
+    public int fixedFiles() {
+        return fixedFiles;
+    }
+
+    /** @return slots of the loop's fixed-file table; 0 when it has none (turned off, or refused by the kernel) */
+    public int fixedFileSlots() {
+        return fixedFileSlots;
     }
 
     /** @return connections accepted */
@@ -253,12 +268,12 @@ public final class RingwireCounters {
                 + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d zeroCopySends=%d "
                 + "zeroCopyCopied=%d zeroCopyRefused=%d sqRefusals=%d "
                 + "dryRingFallbacks=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
-                + "registrations=%d", name,
+                + "registrations=%d fixedFiles=%d/%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers, accepts,
             acceptBackoffs,
             closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused,
             sqRefusals, dryRingFallbacks, sendfileBytes, fileRegionCopiedBytes,
-            fileRegionMappedBytes, registrations);
+            fileRegionMappedBytes, registrations, fixedFiles, fixedFileSlots);
     }
 }

@@ -18,6 +18,7 @@ import io.ringwire.uring.IoUring;
 import io.ringwire.uring.IoUringConstants;
 import io.ringwire.uring.IoUringCqe;
 import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.OpenFileLimit;
 import io.ringwire.uring.SubmissionQueue;
 
 import java.io.UncheckedIOException;
@@ -93,6 +94,9 @@ public final class RingwireIoHandler implements IoHandler {
     private long scratchUsed;
 
     private BufferRing recvBuffers;
+    /** Free slots of the fixed-file table, taken from the end; null without a table. */
+    private int[] freeFileSlots;
+    private int freeFileSlotCount;
     private ByteBuffer[] recvBufferViews;
     private int nextId = 1;
     private boolean wakeupReadArmed;
@@ -173,6 +177,9 @@ public final class RingwireIoHandler implements IoHandler {
                 recvBuffers = registerRecvBuffers();
                 counters.bufferRingBuffers = recvBuffers.provided();
             }
+            if (config.fixedFiles() > 0) {
+                registerFileTable();
+            }
         } catch (NativeIoException e) {
             throw new UncheckedIOException(e);
         }
@@ -186,6 +193,77 @@ public final class RingwireIoHandler implements IoHandler {
         for (int bid = 0; bid < recvBufferViews.length; bid++) {
             recvBufferViews[bid] = all.asSlice((long) bid * size, size).asByteBuffer();
         }
+    }
+
+    /**
+     * The fixed-file table, as large as configured but within the open-file soft limit (the kernel refuses more,
+     * EMFILE). Without one (a kernel before 5.19, or a refusal), channels name their fds, as they did before; said
+     * once, at info level.
+     */
+    private void registerFileTable() throws NativeIoException {
+        int slots = (int) Math.min(config.fixedFiles(), OpenFileLimit.current().soft());
+        int ret = slots > 0 ? ring.registerFileTable(slots) : -Errno.EMFILE;
+        if (ret < 0) {
+            logger.info("no fixed-file table of {} slots ({}): connections name their fds", slots, Errno.name(-ret));
+            return;
+        }
+        freeFileSlots = new int[slots];
+        for (int i = 0; i < slots; i++) {
+            freeFileSlots[i] = slots - 1 - i; // slot 0 first
+        }
+        freeFileSlotCount = slots;
+        counters.fixedFileSlots = slots;
+    }
+
+    /**
+     * Puts {@code fd} in a free slot of the fixed-file table, for a channel's sends and receives (one
+     * io_uring_register call).
+     *
+     * @return the slot, or -1 when the loop has no table, it is full, or the kernel refused (the channel then names its
+     *         fd, as without a table)
+     */
+    int takeFileSlot(int fd) {
+        if (freeFileSlotCount == 0 || ring.isClosed()) {
+            return -1;
+        }
+        int slot = freeFileSlots[--freeFileSlotCount];
+        int ret = ring.updateFile(slot, fd);
+        if (ret != 1) {
+            freeFileSlots[freeFileSlotCount++] = slot;
+            logger.debug("fixed-file slot {} refused fd {}: {}", slot, fd, Errno.name(-ret));
+            return -1;
+        }
+        counters.fixedFiles++;
+        return slot;
+    }
+
+    /**
+     * Empties a slot from {@link #takeFileSlot} (one io_uring_register call): requests already issued keep the file
+     * they took, and once they end, closing the fd closes the socket. Call it after every SQE naming the slot has been
+     * submitted ({@link #submitBeforeClose()}).
+     */
+    void releaseFileSlot(int slot) {
+        if (ring.isClosed()) {
+            return; // the table went with the ring
+        }
+        int ret = ring.updateFile(slot, -1);
+        if (ret != 1) {
+            // the slot may still hold the file: never hand it out again (it cannot name another socket by mistake)
+            logger.warn("could not empty fixed-file slot {}: {}", slot, Errno.name(-ret));
+            return;
+        }
+        freeFileSlots[freeFileSlotCount++] = slot;
+        counters.fixedFiles--;
+    }
+
+    /** @return whether the caller runs on this loop's thread */
+    boolean inLoop() {
+        return executor.isExecutorThread(Thread.currentThread());
+    }
+
+    /** Runs {@code task} on this loop's thread. */
+    void execute(Runnable task) {
+        executor.execute(task);
     }
 
     /** Incremental buffers where the kernel has them (6.12), else the classic ring; says once what it fell back to. */

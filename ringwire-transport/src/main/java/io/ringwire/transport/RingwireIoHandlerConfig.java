@@ -10,7 +10,7 @@ import io.netty.util.internal.SystemPropertyUtil;
  * {@code ringwire.iovecCapacity},
  * {@code ringwire.maxBytesPerWrite}, {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd},
  * {@code ringwire.directReceive}, {@code ringwire.singleIssuer}, {@code ringwire.noSqArray},
- * {@code ringwire.multishotRecv}, {@code ringwire.bufferRing}.
+ * {@code ringwire.multishotRecv}, {@code ringwire.bufferRing}, {@code ringwire.fixedFiles}.
  *
  * <p>Every optional io_uring feature Ringwire uses can be turned off here, to work around a kernel bug or to measure
  * what it brings; the transport's echo tests run with each one off.
@@ -46,13 +46,18 @@ import io.netty.util.internal.SystemPropertyUtil;
  * @param bufferRing         receive into the loop's shared provided buffer ring [5.19]; off: every receive is a
  *                           single-shot RECV into a buffer from the channel's allocator, which then stays pinned by
  *                           each connection while its receive waits (multishotRecv has no effect)
+ * @param fixedFiles         slots of the loop's fixed-file table [5.19] (at most the open-file soft limit), 0 for
+ *                           none: a connection's sends and receives name its slot, which saves the kernel an fd
+ *                           look-up and a reference count per SQE; connections beyond the table use their fd. The
+ *                           table costs the kernel 8 bytes per slot, and a connection two io_uring_register calls (at
+ *                           its 16th SQE, when it takes its slot, and at close): short-lived ones never take one
  */
 public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries,
                                       int initialBufferRingEntries, int bufferSize,
                                       boolean incrementalBuffers, int iovecCapacity, int maxBytesPerWrite,
                                       boolean deferTaskrun, boolean registerRingFd, boolean directReceive,
                                       boolean singleIssuer, boolean noSqArray, boolean multishotRecv,
-                                      boolean bufferRing) {
+                                      boolean bufferRing, int fixedFiles) {
     /** Receive buffers with incremental consumption: few and large. */
     static final int INCREMENTAL_ENTRIES = 64;
     static final int INCREMENTAL_SIZE = 64 * 1024;
@@ -73,6 +78,9 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         }
         positive("iovecCapacity", iovecCapacity);
         positive("maxBytesPerWrite", maxBytesPerWrite);
+        if (fixedFiles < 0) {
+            throw new IllegalArgumentException("fixedFiles must be positive, or 0 for none: fixedFiles=" + fixedFiles);
+        }
         if (bufferRingEntries != 0 && (Integer.bitCount(bufferRingEntries) != 1 || bufferRingEntries > 32768)) {
             throw new IllegalArgumentException("bufferRingEntries must be a power of two up to 32768, or 0 for the "
                 + "default: bufferRingEntries=" + bufferRingEntries);
@@ -134,6 +142,7 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         private boolean noSqArray = SystemPropertyUtil.getBoolean("ringwire.noSqArray", true);
         private boolean multishotRecv = SystemPropertyUtil.getBoolean("ringwire.multishotRecv", true);
         private boolean bufferRing = SystemPropertyUtil.getBoolean("ringwire.bufferRing", true);
+        private int fixedFiles = SystemPropertyUtil.getInt("ringwire.fixedFiles", 16384);
 
         private Builder() { }
 
@@ -227,11 +236,17 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
             return this;
         }
 
+        /** @param v slots of the fixed-file table, 0 for none @return this */
+        public Builder fixedFiles(int v) {
+            fixedFiles = v;
+            return this;
+        }
+
         /** @return the config */
         public RingwireIoHandlerConfig build() {
             return new RingwireIoHandlerConfig(ringEntries, cqEntries, bufferRingEntries, initialBufferRingEntries,
                 bufferSize, incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd,
-                directReceive, singleIssuer, noSqArray, multishotRecv, bufferRing);
+                directReceive, singleIssuer, noSqArray, multishotRecv, bufferRing, fixedFiles);
         }
     }
 }

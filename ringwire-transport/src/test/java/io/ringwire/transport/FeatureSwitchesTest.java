@@ -103,6 +103,7 @@ class FeatureSwitchesTest {
             assertTrue(h.ringFdRegistered(), "ring fd registered");
             assertTrue(h.recvBuffers() != null, "buffer ring");
             assertTrue(c.directRecvs() > 0, () -> "the burst went direct: " + c);
+            assertTrue(c.fixedFileSlots() > 0, () -> "a fixed-file table: " + c);
             // multishot: the ping-pong's receives need no re-arm, so fewer SQEs than receives plus writes
             assertTrue(c.sqes() < c.recvs() + c.writes(), c::toString);
         });
@@ -147,6 +148,14 @@ class FeatureSwitchesTest {
         pingPong(b -> b.bufferRing(false), (h, c) -> {
             assertNull(h.recvBuffers(), "no ring registered");
             assertTrue(c.recvs() > 0 && c.directRecvs() >= c.recvs(), () -> "every receive direct: " + c);
+        });
+    }
+
+    @Test
+    void fixedFilesOff() throws Exception {
+        pingPong(b -> b.fixedFiles(0), (h, c) -> {
+            assertEquals(0, c.fixedFileSlots(), c::toString);
+            assertEquals(0, c.fixedFiles(), c::toString);
         });
     }
 

@@ -36,6 +36,8 @@ public final class IoUring implements AutoCloseable {
     private final MemorySegment errnoCapture;
     private final MemorySegment eventsArg;
     private final MemorySegment waitTimespec;
+    /** struct io_uring_files_update (16 bytes) and the one fd it points at, for {@link #updateFile}. */
+    private final MemorySegment filesUpdate;
     private final long arenaBytes;
 
     private int enterFd;
@@ -112,7 +114,8 @@ public final class IoUring implements AutoCloseable {
             this.errnoCapture = Libc.newErrnoCapture();
             this.eventsArg = arena.allocate(IoUringGeteventsArg.LAYOUT);
             this.waitTimespec = arena.allocate(KernelTimespec.LAYOUT);
-            arenaBytes += IoUringGeteventsArg.SIZE + KernelTimespec.SIZE;
+            this.filesUpdate = arena.allocate(24, 8);
+            arenaBytes += IoUringGeteventsArg.SIZE + KernelTimespec.SIZE + 24;
             eventsArg.set(JAVA_LONG, IoUringGeteventsArg.TS_OFFSET, waitTimespec.address());
         } catch (NativeIoException | RuntimeException e) {
             // free what was built before throwing, so a failed set-up leaks nothing
@@ -318,6 +321,49 @@ public final class IoUring implements AutoCloseable {
             ringFdOwner = Thread.currentThread();
             return true;
         }
+    }
+
+    /**
+     * Registers an empty table of {@code slots} fixed files ({@code IORING_REGISTER_FILES2} with
+     * {@code IORING_RSRC_REGISTER_SPARSE} [5.19]). An SQE that names a slot ({@link SubmissionQueue#useFixedFile})
+     * instead of an fd skips the fd table look-up and the file's reference count on every issue ({@code fget} and
+     * {@code fput}). With a single issuer, call it from that thread.
+     *
+     * @param slots how many
+     * @return 0, or {@code -errno} ({@code -EINVAL} on kernels without sparse tables, {@code -EBUSY} if one is
+     *         registered already, {@code -ENOMEM}, {@code -EMFILE} over RLIMIT_NOFILE)
+     */
+    public int registerFileTable(int slots) {
+        if (slots <= 0) {
+            throw new IllegalArgumentException("fixed file slots must be positive: slots=" + slots);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            // struct io_uring_rsrc_register { u32 nr; u32 flags; u64 resv2; u64 data; u64 tags; }
+            MemorySegment reg = a.allocate(32, 8);
+            reg.set(JAVA_INT, 0, slots);
+            reg.set(JAVA_INT, 4, IORING_RSRC_REGISTER_SPARSE);
+            return Libc.ioUringRegister(ringFd, IORING_REGISTER_FILES2, reg, 32);
+        }
+    }
+
+    /**
+     * Puts {@code fd} in fixed-file slot {@code slot}, or empties the slot with {@code fd} -1
+     * ({@code IORING_REGISTER_FILES_UPDATE} [5.5]). The table holds its own reference to the file: close(2) on the fd
+     * does not close the socket while a slot still holds it. Requests already issued on the slot keep the file they
+     * took. With a single issuer, call it from that thread. Allocates nothing.
+     *
+     * @param slot the slot, below the table's size
+     * @param fd   the descriptor, or -1
+     * @return 1, or {@code -errno} ({@code -EBADF} for a closed fd, {@code -EINVAL} for a slot out of range,
+     *         {@code -ENXIO} without a table)
+     */
+    public int updateFile(int slot, int fd) {
+        MemorySegment u = filesUpdate; // struct io_uring_files_update { u32 offset; u32 resv; u64 fds; } + int fd
+        u.set(JAVA_INT, 0, slot);
+        u.set(JAVA_INT, 4, 0);
+        u.set(JAVA_LONG, 8, u.address() + 16);
+        u.set(JAVA_INT, 16, fd);
+        return Libc.ioUringRegister(ringFd, IORING_REGISTER_FILES_UPDATE, u, 1);
     }
 
     /**

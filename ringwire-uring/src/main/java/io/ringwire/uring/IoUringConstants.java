@@ -182,6 +182,10 @@ public final class IoUringConstants {
     public static final int IORING_UNREGISTER_BUFFERS = 1;         // [5.1]
     public static final int IORING_REGISTER_FILES = 2;             // [5.1]
     public static final int IORING_UNREGISTER_FILES = 3;           // [5.1]
+    public static final int IORING_REGISTER_FILES_UPDATE = 6;      // [5.5]
+    public static final int IORING_REGISTER_FILES2 = 13;           // [5.13]
+    /** io_uring_rsrc_register.flags: an empty table of nr slots [5.19]. */
+    public static final int IORING_RSRC_REGISTER_SPARSE = 1;
     public static final int IORING_REGISTER_EVENTFD = 4;           // [5.2]
     public static final int IORING_UNREGISTER_EVENTFD = 5;         // [5.2]
     public static final int IORING_REGISTER_PROBE = 8;             // [5.6]

@@ -211,6 +211,19 @@ public final class SubmissionQueue {
     }
 
     /**
+     * Makes an SQE name fixed-file slot {@code slot} ({@link IoUring#registerFileTable}) instead of the fd it was
+     * prepared with: the fd field becomes the slot and {@code IOSQE_FIXED_FILE} is set.
+     *
+     * @param sqe  an offset from a {@code prep*} method
+     * @param slot the slot holding the same file
+     */
+    public void useFixedFile(long sqe, int slot) {
+        long a = sqesAddress + sqe;
+        RawMemory.putInt(a + FD_OFFSET, slot);
+        RawMemory.putByte(a + FLAGS_OFFSET, (byte) (RawMemory.getByte(a + FLAGS_OFFSET) | IOSQE_FIXED_FILE));
+    }
+
+    /**
      * Sets buf_index / buf_group.
      *
      * @param sqe   an offset from a {@code prep*} method

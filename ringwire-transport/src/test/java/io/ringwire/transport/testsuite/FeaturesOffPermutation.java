@@ -44,6 +44,7 @@ final class FeaturesOffPermutation {
         SWITCHES.put("multishotRecv off", b -> b.multishotRecv(false));
         SWITCHES.put("bufferRing off", b -> b.bufferRing(false));
         SWITCHES.put("directReceive off", b -> b.directReceive(false));
+        SWITCHES.put("fixedFiles off", b -> b.fixedFiles(0));
     }
 
     private static final EventLoopGroup NIO = new MultiThreadIoEventLoopGroup(2,
