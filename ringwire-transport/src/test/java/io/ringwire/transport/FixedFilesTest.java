@@ -94,13 +94,31 @@ class FixedFilesTest {
         return c.eventLoop().submit(() -> ((AbstractRingwireStreamChannel) c).fileSlot()).get();
     }
 
-    @Test
-    void aConnectionHoldsASlotUntilItClosesAndClosingStillClosesTheSocket() throws Exception {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
-        Echo echo = new Echo();
+    private interface Body {
+        void run(Channel server, Echo echo) throws Exception;
+    }
+
+    /** An echo server on a group of {@code loops} Ringwire loops with {@code config}, for {@code body}. */
+    private static void withServer(int loops, RingwireIoHandlerConfig config, Body body) throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(loops, RingwireIoHandler.newFactory(config));
         try {
+            Echo echo = new Echo();
             Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
                 .childHandler(echo).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+            body.run(server, echo);
+            server.close().sync();
+        } finally {
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    private static RingwireIoHandlerConfig defaults() {
+        return RingwireIoHandlerConfig.builder().build();
+    }
+
+    @Test
+    void aConnectionHoldsASlotUntilItClosesAndClosingStillClosesTheSocket() throws Exception {
+        withServer(1, defaults(), (server, echo) -> {
             EventLoop loop = server.eventLoop();
             assertTrue(loop.submit(() -> RingwireCounters.of(loop).fixedFileSlots()).get() > 0, "a table by default");
             try (Socket s = connect(server)) {
@@ -120,19 +138,12 @@ class FixedFilesTest {
                 assertEquals(0, slotOf(child), "the slot came back");
             }
             awaitFixedFiles(loop, 0);
-            server.close().sync();
-        } finally {
-            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
-        }
+        });
     }
 
     @Test
     void aShortConnectionNeverTakesASlot() throws Exception {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
-        Echo echo = new Echo();
-        try {
-            Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
-                .childHandler(echo).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+        withServer(1, defaults(), (server, echo) -> {
             try (Socket s = connect(server)) {
                 Channel child = echo.accepted.poll(30, TimeUnit.SECONDS);
                 byte[] m = "one request".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -141,63 +152,50 @@ class FixedFilesTest {
                 assertTrue(slotOf(child) < -1, "still counting: " + slotOf(child));
                 assertEquals(0, fixedFiles(server.eventLoop()));
             }
-            server.close().sync();
-        } finally {
-            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
-        }
+        });
     }
 
     @Test
     void connectionsBeyondTheTableUseTheirFd() throws Exception {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(
-            RingwireIoHandlerConfig.builder().fixedFiles(2).build()));
-        Echo echo = new Echo();
         List<Socket> sockets = new ArrayList<>();
         try {
-            Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
-                .childHandler(echo).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
-            EventLoop loop = server.eventLoop();
-            List<Channel> children = new ArrayList<>();
-            for (int i = 0; i < 5; i++) {
-                sockets.add(connect(server));
-                children.add(echo.accepted.poll(30, TimeUnit.SECONDS));
-            }
-            List<Integer> slots = new ArrayList<>();
-            for (int i = 0; i < sockets.size(); i++) {
-                echoes(sockets.get(i), i);
-                slots.add(slotOf(children.get(i)));
-            }
-            assertEquals(List.of(0, 1, -1, -1, -1), slots);
-            assertEquals(2, fixedFiles(loop));
-            for (Iterator<Socket> it = sockets.iterator(); it.hasNext(); ) {
-                it.next().close();
-                it.remove();
-            }
-            awaitFixedFiles(loop, 0);
-            server.close().sync();
+            withServer(1, RingwireIoHandlerConfig.builder().fixedFiles(2).build(), (server, echo) -> {
+                List<Channel> children = new ArrayList<>();
+                for (int i = 0; i < 5; i++) {
+                    sockets.add(connect(server));
+                    children.add(echo.accepted.poll(30, TimeUnit.SECONDS));
+                }
+                List<Integer> slots = new ArrayList<>();
+                for (int i = 0; i < sockets.size(); i++) {
+                    echoes(sockets.get(i), i);
+                    slots.add(slotOf(children.get(i)));
+                }
+                assertEquals(List.of(0, 1, -1, -1, -1), slots);
+                assertEquals(2, fixedFiles(server.eventLoop()));
+                for (Iterator<Socket> it = sockets.iterator(); it.hasNext(); ) {
+                    it.next().close();
+                    it.remove();
+                }
+                awaitFixedFiles(server.eventLoop(), 0);
+            });
         } finally {
             for (Socket s : sockets) {
                 s.close();
             }
-            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
         }
     }
 
     @Test
     void aChannelMovedToAnotherLoopTakesASlotThereAndFreesTheOldOne() throws Exception {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RingwireIoHandler.newFactory());
-        Echo echo = new Echo();
-        try {
-            Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
-                .childHandler(echo).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+        withServer(2, defaults(), (server, echo) -> {
             try (Socket s = connect(server)) {
                 Channel child = echo.accepted.poll(30, TimeUnit.SECONDS);
                 EventLoop first = child.eventLoop();
                 echoes(s, 3);
                 awaitFixedFiles(first, 1);
-                EventLoop second = group.next() == first ? group.next() : first;
+                EventLoop second = first;
                 while (second == first) {
-                    second = group.next();
+                    second = (EventLoop) first.parent().next();
                 }
                 child.deregister().sync();
                 awaitFixedFiles(first, 0);
@@ -209,9 +207,6 @@ class FixedFilesTest {
                 assertEof(s);
                 awaitFixedFiles(second, 0);
             }
-            server.close().sync();
-        } finally {
-            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
-        }
+        });
     }
 }
