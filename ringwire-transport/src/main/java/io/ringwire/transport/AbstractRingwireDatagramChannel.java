@@ -12,6 +12,7 @@ import io.ringwire.uring.IoUringConstants;
 import io.ringwire.uring.IoUringCqe;
 import io.ringwire.uring.Libc;
 import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.RawMemory;
 import io.ringwire.uring.SockAddr;
 import io.ringwire.uring.SocketConstants;
 import io.ringwire.uring.SubmissionQueue;
@@ -509,30 +510,30 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                 return false; // next iteration
             }
             long region = h.scratch(size);
-            MemorySegment s = h.scratchSegment();
-            long off = region - s.address();
             long name = region + MSGHDR_SIZE;
             long iov = name + SockAddr.STORAGE_SIZE;
-            // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }, every field set
-            int nameLength = recipient == null ? 0
-                : writeRecipient(recipient, s.asSlice(off + MSGHDR_SIZE, SockAddr.STORAGE_SIZE));
-            s.set(JAVA_LONG, off, recipient == null ? 0 : name);
-            s.set(JAVA_INT, off + 8, nameLength);
-            s.set(JAVA_INT, off + 12, 0);
-            s.set(JAVA_LONG, off + 16, iov);
-            s.set(JAVA_LONG, off + 24, iovecs);
-            s.set(JAVA_LONG, off + 32, 0);
-            s.set(JAVA_LONG, off + 40, 0);
-            s.set(JAVA_LONG, off + 48, 0);
-            long iovOff = off + MSGHDR_SIZE + SockAddr.STORAGE_SIZE;
+            int nameLength = 0;
+            if (recipient != null) {
+                MemorySegment s = h.scratchSegment();
+                nameLength = writeRecipient(recipient, s.asSlice(name - s.address(), SockAddr.STORAGE_SIZE));
+            }
+            // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }, every field set, in the
+            // region reserved above (RawMemory, as WriteGather: no per-access checks)
+            RawMemory.putLong(region, recipient == null ? 0 : name);
+            RawMemory.putLong(region + 8, nameLength & 0xFFFFFFFFL); // namelen, padding
+            RawMemory.putLong(region + 16, iov);
+            RawMemory.putLong(region + 24, iovecs);
+            RawMemory.putLong(region + 32, 0);
+            RawMemory.putLong(region + 40, 0);
+            RawMemory.putLong(region + 48, 0);
             if (parts == null) {
-                s.set(JAVA_LONG, iovOff, single);
-                s.set(JAVA_LONG, iovOff + 8, readable);
+                RawMemory.putLong(iov, single);
+                RawMemory.putLong(iov + 8, readable);
             } else {
                 for (ByteBuffer part : parts) {
-                    s.set(JAVA_LONG, iovOff, MemorySegment.ofBuffer(part).address());
-                    s.set(JAVA_LONG, iovOff + 8, part.remaining());
-                    iovOff += 16;
+                    RawMemory.putLong(iov, MemorySegment.ofBuffer(part).address());
+                    RawMemory.putLong(iov + 8, part.remaining());
+                    iov += 16;
                 }
             }
             SubmissionQueue q = r.sq();

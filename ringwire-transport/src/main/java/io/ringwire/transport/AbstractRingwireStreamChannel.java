@@ -439,13 +439,13 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             return;
         }
         RingwireIoHandler h = r.handler();
-        if (h.inLoop()) {
+        if (eventLoop().inEventLoop()) {
             h.releaseFileSlot(slot);
         } else {
             // a close from another thread: the table belongs to the loop's thread (SINGLE_ISSUER); the slot keeps
             // the socket open until then. If the loop has shut down, its ring took the table with it.
             try {
-                h.execute(() -> h.releaseFileSlot(slot));
+                eventLoop().execute(() -> h.releaseFileSlot(slot));
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 logger.debug("loop gone before the fixed-file slot of {} was emptied: its ring closed it", this);
             }

@@ -256,16 +256,6 @@ public final class RingwireIoHandler implements IoHandler {
         counters.fixedFiles--;
     }
 
-    /** @return whether the caller runs on this loop's thread */
-    boolean inLoop() {
-        return executor.isExecutorThread(Thread.currentThread());
-    }
-
-    /** Runs {@code task} on this loop's thread. */
-    void execute(Runnable task) {
-        executor.execute(task);
-    }
-
     /** Incremental buffers where the kernel has them (6.12), else the classic ring; says once what it fell back to. */
     private BufferRing registerRecvBuffers() throws NativeIoException {
         if (config.incrementalBuffers()) {
