@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.AbstractChannel;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelId;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
@@ -84,6 +85,12 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
         this.fd = fd;
         this.active = active;
         this.hasLocalAddress = active;
+    }
+
+    /** A {@link RingwireChannelId}: 24 bytes per channel where Netty's default id takes 48. */
+    @Override
+    protected final ChannelId newId() {
+        return RingwireChannelId.next();
     }
 
     /** @return IPv6 (a dual-stack socket) when the host can open one, otherwise IPv4 */
