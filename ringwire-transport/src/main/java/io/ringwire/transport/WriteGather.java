@@ -21,7 +21,6 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
     static final int MSGHDR_SIZE = 56;
 
     private final RingwireIoHandler loop;
-    private MemorySegment scratch;
     private long iovBase;
     private int iovCount;
     private long iovBytes;
@@ -47,7 +46,6 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
         // most IOV_MAX), so that a composite of many components fits; what stays unused is given back below
         int atLeast = Math.min(Math.max(in.size(), 1) * 4, IOV_MAX);
         int cap = (int) Math.max(atLeast, Math.min(IOV_MAX, (loop.scratchRemaining() - MSGHDR_SIZE) / 16));
-        scratch = loop.scratchSegment();
         long region = loop.scratch(MSGHDR_SIZE + 16 * cap);
         iovBase = region + MSGHDR_SIZE;
         iovCount = 0;
@@ -82,6 +80,7 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
 
     /** @return the msghdr the last {@link #gather} filled, for a synchronous sendmsg(2) */
     MemorySegment msghdrSegment() {
+        MemorySegment scratch = loop.scratchSegment();
         return scratch.asSlice(msghdr() - scratch.address(), MSGHDR_SIZE);
     }
 

@@ -38,6 +38,7 @@ public final class IoUring implements AutoCloseable {
     private final MemorySegment waitTimespec;
     /** struct io_uring_files_update (16 bytes) and the one fd it points at, for {@link #updateFile}. */
     private final MemorySegment filesUpdate;
+    private static final int FILES_UPDATE_SIZE = 16 + 8;
     private final long arenaBytes;
 
     private int enterFd;
@@ -114,8 +115,8 @@ public final class IoUring implements AutoCloseable {
             this.errnoCapture = Libc.newErrnoCapture();
             this.eventsArg = arena.allocate(IoUringGeteventsArg.LAYOUT);
             this.waitTimespec = arena.allocate(KernelTimespec.LAYOUT);
-            this.filesUpdate = arena.allocate(24, 8);
-            arenaBytes += IoUringGeteventsArg.SIZE + KernelTimespec.SIZE + 24;
+            this.filesUpdate = arena.allocate(FILES_UPDATE_SIZE, 8);
+            arenaBytes += IoUringGeteventsArg.SIZE + KernelTimespec.SIZE + FILES_UPDATE_SIZE;
             eventsArg.set(JAVA_LONG, IoUringGeteventsArg.TS_OFFSET, waitTimespec.address());
         } catch (NativeIoException | RuntimeException e) {
             // free what was built before throwing, so a failed set-up leaks nothing

@@ -218,9 +218,8 @@ public final class SubmissionQueue {
      * @param slot the slot holding the same file
      */
     public void useFixedFile(long sqe, int slot) {
-        long a = sqesAddress + sqe;
-        RawMemory.putInt(a + FD_OFFSET, slot);
-        RawMemory.putByte(a + FLAGS_OFFSET, (byte) (RawMemory.getByte(a + FLAGS_OFFSET) | IOSQE_FIXED_FILE));
+        RawMemory.putInt(sqesAddress + sqe + FD_OFFSET, slot);
+        addFlags(sqe, IOSQE_FIXED_FILE);
     }
 
     /**
