@@ -69,10 +69,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * flushed buffers are gathered into one SEND (one buffer) or SENDMSG (up to 1024 iovecs, capped at
  * {@link RingwireIoHandlerConfig#maxBytesPerWrite()} bytes), so one iteration's flushes leave in one SQE. At most one
  * write is in flight per channel, so order holds and the bytes the kernel holds are bounded; its completion removes
- * what was written (a short write continues from there), which updates writability synchronously. A large flush (at
- * least {@link RingwireIoHandlerConfig#inlineWriteMessages()} messages) on a loop where few connections receive at a
- * time is written at once instead, with one non-blocking sendmsg(2), and only what the socket did not take goes with a
- * SENDMSG (so a full socket costs one refused sendmsg per SENDMSG that then waits for room).
+ * what was written (a short write continues from there), which updates writability synchronously.
  */
 public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel implements DuplexChannel {
 
@@ -1105,18 +1102,9 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             if (iovecs == 0) {
                 return;
             }
-            WriteGather g = r.handler().writeGather();
-            boolean zeroCopy = zeroCopyFor(g.bytes(), r.handler());
-            int inline = r.handler().config().inlineWriteMessages();
-            if (!zeroCopy && inline > 0 && g.messages() >= inline && r.handler().fewReceivesPerBatch()) {
-                iovecs = writeInline(r, in, g, iovecs);
-                if (iovecs == 0) {
-                    return;
-                }
-                zeroCopy = zeroCopyFor(g.bytes(), r.handler());
-            }
             SubmissionQueue q = r.sq();
-            if (zeroCopy) {
+            WriteGather g = r.handler().writeGather();
+            if (zeroCopyFor(g.bytes(), r.handler())) {
                 sendZeroCopy(r, in, g, iovecs);
             } else if (iovecs == 1) {
                 useFixedFile(r, q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
@@ -1130,38 +1118,6 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             RingwireCounters c = r.handler().counters();
             c.writes++;
             c.writeIovecs += iovecs;
-        }
-
-        /**
-         * Writes what {@code g} gathered at once, with one non-blocking sendmsg(2) on the loop's thread
-         * ({@link RingwireIoHandlerConfig#inlineWriteMessages()}): the written messages are removed while still in the
-         * CPU's cache, and before the channel's next receive, which a bulk stream's read loop has already queued ahead
-         * of this write (so a frame decoder would otherwise meet its next bytes with its buffer still shared by the
-         * frames in flight, and copy). Only when few connections receive per batch: with many, the SENDs of one
-         * iteration leave together in its enter and their peers answer in step; sent one by one they do not (the
-         * lab's rpc-backend, 32 busy connections: 4 % more CPU per message). The SQE stays reserved for the rest.
-         *
-         * @return the iovecs gathered for what is left, to go with a SENDMSG; 0 if nothing is to be sent now
-         */
-        private int writeInline(RingwireIoRegistration r, ChannelOutboundBuffer in, WriteGather g, int iovecs) {
-            int res = Libc.sendmsg(fd, g.msghdrSegment(), SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT);
-            RingwireCounters c = r.handler().counters();
-            if (res == -Errno.EAGAIN) {
-                c.inlineWriteAgains++;
-                return iovecs; // the SENDMSG waits for room; no other write is tried until it completes
-            }
-            if (res <= 0) {
-                return iovecs; // an error: the SENDMSG meets it too and reports it as any write's
-            }
-            c.writes++;
-            c.inlineWrites++;
-            c.writeIovecs += iovecs;
-            c.writeBytes += res;
-            in.removeBytes(res); // may run listeners: they may have written, flushed or closed
-            if (in.isEmpty() || inFlight(WRITE) || fd < 0 || !active || closingOffLoop) {
-                return 0;
-            }
-            return gather(in);
         }
 
         private boolean zeroCopyFor(long bytes, RingwireIoHandler h) {

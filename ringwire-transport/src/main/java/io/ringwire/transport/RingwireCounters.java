@@ -26,8 +26,6 @@ public final class RingwireCounters {
     long writes;
     long writeIovecs;
     long writeBytes;
-    long inlineWrites;
-    long inlineWriteAgains;
     long bufferRingExhausted;
     int bufferRingBuffers;
     long accepts;
@@ -108,7 +106,7 @@ public final class RingwireCounters {
         return recvBytes;
     }
 
-    /** @return writes handed to the kernel: SEND and SENDMSG SQEs, and {@link #inlineWrites()} */
+    /** @return write SQEs completed (WRITEV/SEND) */
     public long writes() {
         return writes;
     }
@@ -121,19 +119,6 @@ public final class RingwireCounters {
     /** @return bytes written */
     public long writeBytes() {
         return writeBytes;
-    }
-
-    /**
-     * @return large flushes written at once with a non-blocking sendmsg(2) that took bytes (counted in
-     *         {@link #writes()} too; see {@link RingwireIoHandlerConfig#inlineWriteMessages()})
-     */
-    public long inlineWrites() {
-        return inlineWrites;
-    }
-
-    /** @return inline sendmsg(2) calls that found the socket full (EAGAIN): the flush then went with a SENDMSG */
-    public long inlineWriteAgains() {
-        return inlineWriteAgains;
     }
 
     /** @return times a multishot recv ended with ENOBUFS because the buffer ring was empty */
@@ -278,16 +263,14 @@ public final class RingwireCounters {
     @Override
     public String toString() {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
-                + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B; inline %d, EAGAIN %d) "
-                + "bufferRingExhausted=%d bufferRingBuffers=%d "
+                + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d bufferRingBuffers=%d "
                 + "accepts=%d "
                 + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d zeroCopySends=%d "
                 + "zeroCopyCopied=%d zeroCopyRefused=%d sqRefusals=%d "
                 + "dryRingFallbacks=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
                 + "registrations=%d fixedFiles=%d/%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
-            bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, inlineWrites, inlineWriteAgains, bufferRingExhausted,
-            bufferRingBuffers, accepts,
+            bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers, accepts,
             acceptBackoffs,
             closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused,
             sqRefusals, dryRingFallbacks, sendfileBytes, fileRegionCopiedBytes,

@@ -10,8 +10,7 @@ import io.netty.util.internal.SystemPropertyUtil;
  * {@code ringwire.iovecCapacity},
  * {@code ringwire.maxBytesPerWrite}, {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd},
  * {@code ringwire.directReceive}, {@code ringwire.singleIssuer}, {@code ringwire.noSqArray},
- * {@code ringwire.multishotRecv}, {@code ringwire.bufferRing}, {@code ringwire.fixedFiles},
- * {@code ringwire.inlineWriteMessages}.
+ * {@code ringwire.multishotRecv}, {@code ringwire.bufferRing}, {@code ringwire.fixedFiles}.
  *
  * <p>Every optional io_uring feature Ringwire uses can be turned off here, to work around a kernel bug or to measure
  * what it brings; the transport's echo tests run with each one off.
@@ -52,22 +51,13 @@ import io.netty.util.internal.SystemPropertyUtil;
  *                           look-up and a reference count per SQE; connections beyond the table use their fd. The
  *                           table costs the kernel 8 bytes per slot, and a connection two io_uring_register calls (at
  *                           its 16th SQE, when it takes its slot, and at close): short-lived ones never take one
- * @param inlineWriteMessages on a loop where few connections receive at a time (at most 4 receives in its last batch
- *                           of completions), a flush of at least this many messages is written at once, with one
- *                           non-blocking sendmsg(2) on the loop's thread, instead of with a SENDMSG in the loop's next
- *                           enter; what the socket does not take goes with a SENDMSG as usual. The kernel does the
- *                           same copy either way; done at once, the written buffers are released while they are still
- *                           in the CPU's cache and before the channel's next receive, so a frame decoder's next bytes
- *                           find its buffer no longer shared by frames in flight (seed 000's single stream of 1 KiB
- *                           frames: 16 % less CPU per message). One system call per such flush, so only large
- *                           flushes; 0 for never
  */
 public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries,
                                       int initialBufferRingEntries, int bufferSize,
                                       boolean incrementalBuffers, int iovecCapacity, int maxBytesPerWrite,
                                       boolean deferTaskrun, boolean registerRingFd, boolean directReceive,
                                       boolean singleIssuer, boolean noSqArray, boolean multishotRecv,
-                                      boolean bufferRing, int fixedFiles, int inlineWriteMessages) {
+                                      boolean bufferRing, int fixedFiles) {
     /** Receive buffers with incremental consumption: few and large. */
     static final int INCREMENTAL_ENTRIES = 64;
     static final int INCREMENTAL_SIZE = 64 * 1024;
@@ -90,10 +80,6 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         positive("maxBytesPerWrite", maxBytesPerWrite);
         if (fixedFiles < 0) {
             throw new IllegalArgumentException("fixedFiles must be positive, or 0 for none: fixedFiles=" + fixedFiles);
-        }
-        if (inlineWriteMessages < 0) {
-            throw new IllegalArgumentException("inlineWriteMessages must be positive, or 0 for never: "
-                + "inlineWriteMessages=" + inlineWriteMessages);
         }
         if (bufferRingEntries != 0 && (Integer.bitCount(bufferRingEntries) != 1 || bufferRingEntries > 32768)) {
             throw new IllegalArgumentException("bufferRingEntries must be a power of two up to 32768, or 0 for the "
@@ -157,7 +143,6 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         private boolean multishotRecv = SystemPropertyUtil.getBoolean("ringwire.multishotRecv", true);
         private boolean bufferRing = SystemPropertyUtil.getBoolean("ringwire.bufferRing", true);
         private int fixedFiles = SystemPropertyUtil.getInt("ringwire.fixedFiles", 16384);
-        private int inlineWriteMessages = SystemPropertyUtil.getInt("ringwire.inlineWriteMessages", 64);
 
         private Builder() { }
 
@@ -257,17 +242,11 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
             return this;
         }
 
-        /** @param v messages a flush needs to be written at once with sendmsg(2), 0 for never @return this */
-        public Builder inlineWriteMessages(int v) {
-            inlineWriteMessages = v;
-            return this;
-        }
-
         /** @return the config */
         public RingwireIoHandlerConfig build() {
             return new RingwireIoHandlerConfig(ringEntries, cqEntries, bufferRingEntries, initialBufferRingEntries,
                 bufferSize, incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd,
-                directReceive, singleIssuer, noSqArray, multishotRecv, bufferRing, fixedFiles, inlineWriteMessages);
+                directReceive, singleIssuer, noSqArray, multishotRecv, bufferRing, fixedFiles);
         }
     }
 }

@@ -45,7 +45,6 @@ final class FeaturesOffPermutation {
         SWITCHES.put("bufferRing off", b -> b.bufferRing(false));
         SWITCHES.put("directReceive off", b -> b.directReceive(false));
         SWITCHES.put("fixedFiles off", b -> b.fixedFiles(0));
-        SWITCHES.put("inlineWrites off", b -> b.inlineWriteMessages(0));
     }
 
     private static final EventLoopGroup NIO = new MultiThreadIoEventLoopGroup(2,
