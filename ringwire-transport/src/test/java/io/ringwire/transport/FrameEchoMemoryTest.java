@@ -9,8 +9,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -30,11 +31,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * cumulation is held, which with asynchronous sends is never; if its next bytes are appended in place (the echo's
  * SEND reaped before the next receive), the cumulation grows with the whole stream and is copied at each growth. The
  * receive order Ringwire keeps for a socket with more waiting (the next RECV before the SEND) prevents that: this
- * test failed (the cumulation grew to the whole 64 MiB stream) when the SEND went first.
+ * test failed (the cumulation grew to the whole 64 MiB stream) when the SEND went first, and (with 1,500-byte frames,
+ * which never leave the cumulation empty at the end of a 64 KiB receive) to 40 MiB when large flushes were written
+ * at once with sendmsg(2), releasing the frames before the next receive.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FrameEchoMemoryTest {
-    private static final int FRAME = 1024; // 4-byte length + 1,020 bytes
+    /** About 64 MiB: each case echoes the whole number of its frames that fits. */
     private static final long STREAM = 64L * 1024 * 1024;
     private static final long BOUND = 4L * 1024 * 1024; // a cumulation holds a partial frame and one receive
 
@@ -42,11 +45,11 @@ class FrameEchoMemoryTest {
         return (byte) (position * 131 + (position >>> 13));
     }
 
-    /** Byte {@code position} of the stream: frames of {@link #FRAME} bytes, each a 4-byte length and its payload. */
-    private static byte streamByte(long position) {
-        int inFrame = (int) (position % FRAME);
+    /** Byte {@code position} of the stream: frames of {@code frame} bytes, each a 4-byte length and its payload. */
+    private static byte streamByte(long position, int frame) {
+        int inFrame = (int) (position % frame);
         if (inFrame < 4) {
-            return (byte) ((FRAME - 4) >>> (8 * (3 - inFrame)));
+            return (byte) ((frame - 4) >>> (8 * (3 - inFrame)));
         }
         return expected(position);
     }
@@ -69,8 +72,14 @@ class FrameEchoMemoryTest {
         }
     }
 
-    @Test
-    void echoingFramesOfABulkStreamKeepsTheDecoderBounded() throws Exception {
+    /**
+     * @param frame bytes per frame, its 4-byte length included: 1,024 divides the 64 KiB receives (the cumulation is
+     *              often empty at the end of one), 1,500 does not (it always holds a partial frame)
+     */
+    @ParameterizedTest(name = "{0}-byte frames")
+    @ValueSource(ints = {1024, 1500})
+    void echoingFramesOfABulkStreamKeepsTheDecoderBounded(int frame) throws Exception {
+        long stream = STREAM / frame * frame;
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
         AtomicLong peakCumulation = new AtomicLong();
         TrackingEcho echo = new TrackingEcho(1);
@@ -93,9 +102,9 @@ class FrameEchoMemoryTest {
                         byte[] buf = new byte[256 * 1024];
                         long pos = 0;
                         int n;
-                        while (pos < STREAM && (n = in.read(buf)) > 0) {
+                        while (pos < stream && (n = in.read(buf)) > 0) {
                             for (int i = 0; i < n; i++, pos++) {
-                                if (buf[i] != streamByte(pos)) {
+                                if (buf[i] != streamByte(pos, frame)) {
                                     mismatches.incrementAndGet();
                                 }
                             }
@@ -106,20 +115,21 @@ class FrameEchoMemoryTest {
                     }
                 });
                 try (OutputStream out = peer.getOutputStream()) {
-                    byte[] chunk = new byte[256 * 1024]; // a whole number of frames
-                    for (long pos = 0; pos < STREAM; pos += chunk.length) {
-                        for (int i = 0; i < chunk.length; i++) {
-                            chunk[i] = streamByte(pos + i);
+                    byte[] chunk = new byte[256 * 1024];
+                    for (long pos = 0; pos < stream; pos += chunk.length) {
+                        int n = (int) Math.min(chunk.length, stream - pos);
+                        for (int i = 0; i < n; i++) {
+                            chunk[i] = streamByte(pos + i, frame);
                         }
-                        out.write(chunk);
+                        out.write(chunk, 0, n);
                     }
                     out.flush();
                     reader.join(TimeUnit.SECONDS.toMillis(90));
                 }
-                assertEquals(STREAM, echoed.get(), "every byte came back");
+                assertEquals(stream, echoed.get(), "every byte came back");
                 assertEquals(0, mismatches.get(), "in order, unchanged");
                 assertTrue(peakCumulation.get() < BOUND, () -> "the decoder's cumulation stayed under " + BOUND
-                    + " bytes while echoing a " + STREAM + "-byte stream: it reached " + peakCumulation.get());
+                    + " bytes while echoing a " + stream + "-byte stream: it reached " + peakCumulation.get());
             } finally {
                 server.close().sync();
             }
