@@ -142,7 +142,23 @@ public final class RingwireIoHandler implements IoHandler {
         if (!r.missingSetupFlags().isEmpty()) {
             logger.info("io_uring set-up gave up: {}", r.missingSetupFlags());
         }
+        boolean minTimeout = (r.features() & IoUringConstants.IORING_FEAT_MIN_TIMEOUT) != 0;
+        this.minWaitMicros = minTimeout ? config.minWaitMicros() : 0;
+        if (config.minWaitMicros() > 0 && !minTimeout && !minWaitFallbackLogged) {
+            minWaitFallbackLogged = true;
+            logger.info("minWaitMicros={} ignored: this kernel has no IORING_FEAT_MIN_TIMEOUT (Linux 6.12); every "
+                + "completion wakes the loop", config.minWaitMicros());
+        }
     }
+
+    /**
+     * Completions that end a sleep with a minimum wait before the minimum has passed ({@link #minWaitMicros}): a
+     * busy loop wakes at once, as without it.
+     */
+    static final int MIN_WAIT_BATCH = 64;
+    /** {@link RingwireIoHandlerConfig#minWaitMicros()} where the kernel has it, else 0. */
+    private final int minWaitMicros;
+    private static volatile boolean minWaitFallbackLogged;
 
     private static RuntimeException rethrowUnchecked(Throwable t) {
         if (t instanceof Error err) {
@@ -298,7 +314,12 @@ public final class RingwireIoHandler implements IoHandler {
                 // something the kernel refused waits for the next iteration, or no wake-up can reach us: a short nap
                 timeout = timeout < 0 ? RETRY_NANOS : Math.min(timeout, RETRY_NANOS);
             }
-            ret = ring.submitAndWait(timeout == 0 ? 0 : 1, timeout);
+            if (minWaitMicros > 0 && (timeout < 0 || timeout > minWaitMicros * 1000L)) {
+                // completions do not wake it before the minimum; a task due sooner keeps the plain wait
+                ret = ring.submitAndWait(MIN_WAIT_BATCH, timeout, minWaitMicros);
+            } else {
+                ret = ring.submitAndWait(timeout == 0 ? 0 : 1, timeout);
+            }
         } else {
             ret = ring.submitAndWait(0, -1); // submit, and run deferred completions, without waiting
         }

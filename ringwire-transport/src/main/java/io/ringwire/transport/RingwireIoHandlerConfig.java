@@ -10,7 +10,8 @@ import io.netty.util.internal.SystemPropertyUtil;
  * {@code ringwire.iovecCapacity},
  * {@code ringwire.maxBytesPerWrite}, {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd},
  * {@code ringwire.directReceive}, {@code ringwire.singleIssuer}, {@code ringwire.noSqArray},
- * {@code ringwire.multishotRecv}, {@code ringwire.bufferRing}, {@code ringwire.fixedFiles}.
+ * {@code ringwire.multishotRecv}, {@code ringwire.bufferRing}, {@code ringwire.fixedFiles},
+ * {@code ringwire.minWaitMicros}.
  *
  * <p>Every optional io_uring feature Ringwire uses can be turned off here, to work around a kernel bug or to measure
  * what it brings; the transport's echo tests run with each one off.
@@ -51,13 +52,19 @@ import io.netty.util.internal.SystemPropertyUtil;
  *                           look-up and a reference count per SQE; connections beyond the table use their fd. The
  *                           table costs the kernel 8 bytes per slot, and a connection two io_uring_register calls (at
  *                           its 16th SQE, when it takes its slot, and at close): short-lived ones never take one
+ * @param minWaitMicros      0 (the default) for none; else an idle loop, once asleep, is not woken by a completion
+ *                           (nor by a task from another thread) until this many microseconds have passed, unless 64
+ *                           of them have come in; after that the first one wakes it. Fewer wake-ups per message at low
+ *                           load (seed 000's front end: many connections, a message now and then), for up to this much
+ *                           latency on each. Needs IORING_FEAT_MIN_TIMEOUT (Linux 6.12); without it, ignored with a
+ *                           log line. Scheduled tasks still run on time
  */
 public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries,
                                       int initialBufferRingEntries, int bufferSize,
                                       boolean incrementalBuffers, int iovecCapacity, int maxBytesPerWrite,
                                       boolean deferTaskrun, boolean registerRingFd, boolean directReceive,
                                       boolean singleIssuer, boolean noSqArray, boolean multishotRecv,
-                                      boolean bufferRing, int fixedFiles) {
+                                      boolean bufferRing, int fixedFiles, int minWaitMicros) {
     /** Receive buffers with incremental consumption: few and large. */
     static final int INCREMENTAL_ENTRIES = 64;
     static final int INCREMENTAL_SIZE = 64 * 1024;
@@ -80,6 +87,10 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         positive("maxBytesPerWrite", maxBytesPerWrite);
         if (fixedFiles < 0) {
             throw new IllegalArgumentException("fixedFiles must be positive, or 0 for none: fixedFiles=" + fixedFiles);
+        }
+        if (minWaitMicros < 0) {
+            throw new IllegalArgumentException("minWaitMicros must be positive, or 0 for none: minWaitMicros="
+                + minWaitMicros);
         }
         if (bufferRingEntries != 0 && (Integer.bitCount(bufferRingEntries) != 1 || bufferRingEntries > 32768)) {
             throw new IllegalArgumentException("bufferRingEntries must be a power of two up to 32768, or 0 for the "
@@ -143,6 +154,7 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         private boolean multishotRecv = SystemPropertyUtil.getBoolean("ringwire.multishotRecv", true);
         private boolean bufferRing = SystemPropertyUtil.getBoolean("ringwire.bufferRing", true);
         private int fixedFiles = SystemPropertyUtil.getInt("ringwire.fixedFiles", 16384);
+        private int minWaitMicros = SystemPropertyUtil.getInt("ringwire.minWaitMicros", 0);
 
         private Builder() { }
 
@@ -242,11 +254,17 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
             return this;
         }
 
+        /** @param v microseconds an idle loop sleeps through completions, 0 for none @return this */
+        public Builder minWaitMicros(int v) {
+            minWaitMicros = v;
+            return this;
+        }
+
         /** @return the config */
         public RingwireIoHandlerConfig build() {
             return new RingwireIoHandlerConfig(ringEntries, cqEntries, bufferRingEntries, initialBufferRingEntries,
                 bufferSize, incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd,
-                directReceive, singleIssuer, noSqArray, multishotRecv, bufferRing, fixedFiles);
+                directReceive, singleIssuer, noSqArray, multishotRecv, bufferRing, fixedFiles, minWaitMicros);
         }
     }
 }
