@@ -69,8 +69,17 @@ public final class RingwireIoHandler implements IoHandler {
         }
     }
 
+    /**
+     * Completions that end a sleep with a minimum wait before the minimum has passed ({@link #minWaitMicros}): a
+     * busy loop wakes at once, as without it.
+     */
+    static final int MIN_WAIT_BATCH = 64;
+    private static volatile boolean minWaitFallbackLogged;
+
     private final ThreadAwareExecutor executor;
     private final RingwireIoHandlerConfig config;
+    /** {@link RingwireIoHandlerConfig#minWaitMicros()} where the kernel has it, else 0. */
+    private final int minWaitMicros;
     private final IoUring ring;
     private final SubmissionQueue sq;
     private final CompletionQueue cq;
@@ -150,15 +159,6 @@ public final class RingwireIoHandler implements IoHandler {
                 + "completion wakes the loop", config.minWaitMicros());
         }
     }
-
-    /**
-     * Completions that end a sleep with a minimum wait before the minimum has passed ({@link #minWaitMicros}): a
-     * busy loop wakes at once, as without it.
-     */
-    static final int MIN_WAIT_BATCH = 64;
-    /** {@link RingwireIoHandlerConfig#minWaitMicros()} where the kernel has it, else 0. */
-    private final int minWaitMicros;
-    private static volatile boolean minWaitFallbackLogged;
 
     private static RuntimeException rethrowUnchecked(Throwable t) {
         if (t instanceof Error err) {

@@ -2,9 +2,6 @@ package io.ringwire.transport;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.ringwire.uring.IoUring;
@@ -37,14 +34,6 @@ class MinWaitTest {
     private static final int MIN_WAIT_MICROS = 2_000;
     private EventLoopGroup group;
 
-    @ChannelHandler.Sharable
-    private static final class Echo extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.writeAndFlush(msg);
-        }
-    }
-
     @AfterEach
     void stop() throws InterruptedException {
         if (group != null) {
@@ -64,7 +53,7 @@ class MinWaitTest {
         group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(
             RingwireIoHandlerConfig.builder().minWaitMicros(MIN_WAIT_MICROS).build()));
         Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
-            .childHandler(new Echo()).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync()
+            .childHandler(new TrackingEcho(1)).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync()
             .channel();
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(),
             ((InetSocketAddress) server.localAddress()).getPort())) {

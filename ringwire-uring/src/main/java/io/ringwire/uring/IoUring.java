@@ -36,8 +36,6 @@ public final class IoUring implements AutoCloseable {
     private final MemorySegment errnoCapture;
     private final MemorySegment eventsArg;
     private final MemorySegment waitTimespec;
-    /** {@link #eventsArg} carries a minimum wait, to be cleared before it goes without one. */
-    private boolean minWaitSet;
     /** struct io_uring_files_update (16 bytes) and the one fd it points at, for {@link #updateFile}. */
     private final MemorySegment filesUpdate;
     private static final int FILES_UPDATE_SIZE = 16 + 8;
@@ -285,20 +283,9 @@ public final class IoUring implements AutoCloseable {
         int toSubmit = sq.publish();
         long arg = 0;
         long argSize = 0;
-        boolean waits = (flags & IORING_ENTER_GETEVENTS) != 0 && minComplete > 0;
-        if (waits && minWaitMicros > 0) {
+        if ((flags & IORING_ENTER_GETEVENTS) != 0 && minComplete > 0 && (timeoutNanos >= 0 || minWaitMicros > 0)) {
             KernelTimespec.set(waitTimespec, timeoutNanos >= 0 ? timeoutNanos : MIN_WAIT_IDLE_TIMEOUT_NANOS);
-            eventsArg.set(JAVA_INT, IoUringGeteventsArg.MIN_WAIT_USEC_OFFSET, minWaitMicros);
-            minWaitSet = true;
-            arg = eventsArg.address();
-            argSize = IoUringGeteventsArg.SIZE;
-            flags |= IORING_ENTER_EXT_ARG;
-        } else if (waits && timeoutNanos >= 0) {
-            if (minWaitSet) {
-                eventsArg.set(JAVA_INT, IoUringGeteventsArg.MIN_WAIT_USEC_OFFSET, 0);
-                minWaitSet = false;
-            }
-            KernelTimespec.set(waitTimespec, timeoutNanos);
+            eventsArg.set(JAVA_INT, IoUringGeteventsArg.MIN_WAIT_USEC_OFFSET, minWaitMicros); // 0: none
             arg = eventsArg.address();
             argSize = IoUringGeteventsArg.SIZE;
             flags |= IORING_ENTER_EXT_ARG;
