@@ -1,15 +1,24 @@
 package io.ringwire.lab;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
  * The servers the lab compares: the same echo logic, only the I/O model differs. The first six serve every
- * workload and are the default; the Vert.x ones serve the http workload only (Vert.x's HTTP server on each of its
- * transports), when asked for by name.
+ * workload and are the default; {@code ringwire-minwait} is Ringwire with a minimum wait, which the fixed-load
+ * workloads add by default (it trades latency for CPU, which only a fixed load shows fairly); the Vert.x ones serve
+ * the http workload only (Vert.x's HTTP server on each of its transports), when asked for by name.
  */
 public enum Competitor {
     RINGWIRE("ringwire"),
+    /**
+     * Ringwire with {@code minWaitMicros} = {@value #MIN_WAIT_MICROS}: an idle loop, once asleep, is not woken by a
+     * completion until that long has passed (or 64 are in), so at a low load several messages share a wake-up, and
+     * each waits up to that long longer.
+     */
+    RINGWIRE_MIN_WAIT("ringwire-minwait", "ringwire",
+        List.of("-Dringwire.minWaitMicros=" + Competitor.MIN_WAIT_MICROS)),
     NETTY_IO_URING("netty-io_uring"),
     NETTY_EPOLL("netty-epoll"),
     NETTY_NIO("netty-nio"),
@@ -19,10 +28,45 @@ public enum Competitor {
     VERTX_IO_URING("vertx-io_uring"),
     VERTX_EPOLL("vertx-epoll");
 
+    /** The minimum wait of {@link #RINGWIRE_MIN_WAIT}, µs: the setting measured in docs/benchmarks.md. */
+    static final int MIN_WAIT_MICROS = 200;
+
     private final String label;
+    private final String transport;
+    private final List<String> properties;
 
     Competitor(String label) {
+        this(label, label, List.of());
+    }
+
+    Competitor(String label, String transport, List<String> properties) {
         this.label = label;
+        this.transport = transport;
+        this.properties = properties;
+    }
+
+    /**
+     * @param servers servers of an experiment
+     * @return them with {@link #RINGWIRE_MIN_WAIT} after {@link #RINGWIRE}, for the workloads at a fixed offered
+     *         load; unchanged when Ringwire is not among them or the variant already is
+     */
+    public static List<Competitor> withMinWait(List<Competitor> servers) {
+        if (!servers.contains(RINGWIRE) || servers.contains(RINGWIRE_MIN_WAIT)) {
+            return servers;
+        }
+        List<Competitor> list = new ArrayList<>(servers);
+        list.add(list.indexOf(RINGWIRE) + 1, RINGWIRE_MIN_WAIT);
+        return List.copyOf(list);
+    }
+
+    /** @return the examples' name of the transport this server runs on (its label, but for variants) */
+    public String transport() {
+        return transport;
+    }
+
+    /** @return system properties this server's JVM gets beyond the flags every server gets (a variant's setting) */
+    public List<String> properties() {
+        return properties;
     }
 
     /** @return the six servers every workload runs by default (not the Vert.x ones) */

@@ -99,7 +99,7 @@ public record ConnectionCost(String variant, String server, int round, int conns
      */
     static String transportPackage(String server) {
         return switch (server) {
-            case "ringwire", "vertx-ringwire" -> "io.ringwire.";
+            case "ringwire", "ringwire-minwait", "vertx-ringwire" -> "io.ringwire.";
             case "netty-io_uring", "vertx-io_uring" -> "io.netty.channel.uring.";
             case "netty-epoll", "vertx-epoll" -> "io.netty.channel.epoll.";
             case "netty-nio" -> "io.netty.channel.socket.nio.";

@@ -65,7 +65,9 @@ final class HtmlReport {
         List<Summary> withRingwire = summaries.stream().filter(s -> s.row(rw) != null).toList();
         List<String> others = new ArrayList<>();
         for (Summary s : withRingwire) {
-            s.rows().stream().map(Summary.Row::server).filter(x -> !x.equals(rw) && !others.contains(x))
+            // Ringwire's own variant (ringwire-minwait) is not a competitor: its table row shows it
+            s.rows().stream().map(Summary.Row::server)
+                .filter(x -> !x.equals(rw) && !x.equals(Competitor.RINGWIRE_MIN_WAIT.label()) && !others.contains(x))
                 .forEach(others::add);
         }
         if (withRingwire.isEmpty() || others.isEmpty()) {

@@ -29,9 +29,10 @@ import java.util.concurrent.Callable;
         "",
         "Without a subcommand it runs the default suite (about 6 minutes on 2 cores): echo 500 conns × 128 B at a "
             + "fixed 20k msgs/s (open loop: every server does the same work, so CPU per message and latency compare "
-            + "directly), echo 500 conns × 128 B × 1 at saturation (closed loop), rpc-backend 32 conns × 1000 "
-            + "streams × 32 msgs × 128 B, single-stream 1 KiB with a 16384-message window; all six servers, 2 "
-            + "rounds, 3 s measured after a warm-up of 2-6 s (until the server's JIT compiler threads are quiet).",
+            + "directly; ringwire-minwait, Ringwire with a 200 µs minimum wait, runs beside them there), echo 500 "
+            + "conns × 128 B × 1 at saturation (closed loop), rpc-backend 32 conns × 1000 streams × 32 msgs × 128 "
+            + "B, single-stream 1 KiB with a 16384-message window; all six servers, 2 rounds, 3 s measured after a "
+            + "warm-up of 2-6 s (until the server's JIT compiler threads are quiet).",
         "",
         "Each run: a fresh server pinned to CPU 1 (when there are 2 cores), the load generator on CPU 0, warm-up, "
             + "then a measured window (the server's JIT compiler threads are counted apart from its CPU per message); "
@@ -54,8 +55,10 @@ public final class Lab implements Callable<Integer> {
     static final class Common {
         @Option(names = "--servers", split = ",", paramLabel = "NAME",
             description = "comma-separated subset of: ringwire, netty-io_uring, netty-epoll, netty-nio, "
-                + "blocking-platform, blocking-virtual (default: these six); for http also vertx-ringwire, "
-                + "vertx-io_uring, vertx-epoll (Vert.x's HTTP server on each of its transports)")
+                + "blocking-platform, blocking-virtual (default: these six, and at a fixed offered load (echo "
+                + "--rate, rpc-frontend) ringwire-minwait: Ringwire with minWaitMicros=200, fewer wake-ups for up "
+                + "to 200 µs more latency); for http also vertx-ringwire, vertx-io_uring, vertx-epoll (Vert.x's "
+                + "HTTP server on each of its transports)")
         List<String> servers;
 
         @Option(names = "--rounds", defaultValue = "2", description = "rounds; server order reverses each round "
@@ -105,6 +108,15 @@ public final class Lab implements Callable<Integer> {
                 : servers.stream().map(Competitor::of).toList());
         }
 
+        /**
+         * @return the settings for a workload at a fixed offered load: without --servers, ringwire-minwait runs
+         *         beside ringwire, since the minimum wait's trade (CPU against latency) shows fairly only where
+         *         every server does the same work
+         */
+        Experiment.Settings fixedLoadSettings() {
+            return servers == null ? settings(Competitor.withMinWait(Competitor.standard())) : settings();
+        }
+
         Experiment.Settings settings(List<Competitor> list) {
             return new Experiment.Settings(list, rounds, warmup, maxWarmup, seconds, threads,
                 new ServerJvm(nettyUnsafe), engine());
@@ -138,7 +150,7 @@ public final class Lab implements Callable<Integer> {
         List<Experiment> suite = List.of(
             // the verdict first at the same work for all (a fixed offered load below every server's capacity),
             // then at saturation
-            Workloads.echo(s, 500, 128, 1, DEFAULT_FIXED_RATE),
+            Workloads.echo(common.fixedLoadSettings(), 500, 128, 1, DEFAULT_FIXED_RATE),
             Workloads.echo(s, 500, 128, 1, 0),
             Workloads.rpcBackend(s, 32, 1000, 32, 128),
             Workloads.singleStream(s, 1024, 16384));
@@ -218,7 +230,8 @@ public final class Lab implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            return run(Workloads.echoSweep(common.settings(), conns, sizes, depth, rate),
+            return run(Workloads.echoSweep(rate > 0 ? common.fixedLoadSettings() : common.settings(), conns, sizes,
+                depth, rate),
                 new ArrayList<>(), false);
         }
     }
@@ -283,7 +296,7 @@ public final class Lab implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            return run(List.of(Workloads.rpcFrontend(common.settings(), conns, streams, rate, batch,
+            return run(List.of(Workloads.rpcFrontend(common.fixedLoadSettings(), conns, streams, rate, batch,
                 size)), new ArrayList<>(), false);
         }
     }
@@ -518,9 +531,9 @@ public final class Lab implements Callable<Integer> {
             List<String> notes = new ArrayList<>();
             List<Experiment> e = new ArrayList<>(List.of(
                 Workloads.echo(s, 500, 128, 1, 0),
-                Workloads.echo(s, 500, 128, 1, 20_000),
+                Workloads.echo(common.fixedLoadSettings(), 500, 128, 1, 20_000),
                 Workloads.rpcBackend(s, 32, 1000, 32, 128),
-                Workloads.rpcFrontend(s, 2000, 30, 20_000, 1, 128),
+                Workloads.rpcFrontend(common.fixedLoadSettings(), 2000, 30, 20_000, 1, 128),
                 Workloads.singleStream(s, 1024, 16384),
                 Workloads.domainEcho(s, 500, 128, 1),
                 Workloads.udpEcho(s, 64, 128, 1),

@@ -56,6 +56,12 @@ public record LabReport(String command, Map<String, String> machine, List<String
         List<Summary> summaries = Summary.of(runs);
         Map<String, String> machine = describeMachine();
         machine.put("server JVM flags", jvm.describe());
+        // a variant's own setting, beyond the flags every server gets
+        for (Competitor c : Competitor.values()) {
+            if (!c.properties().isEmpty() && runs.stream().anyMatch(r -> r.server().equals(c.label()))) {
+                machine.put(c.label(), c.transport() + " with " + String.join(" ", c.properties()));
+            }
+        }
         String lab = generator.label() + (generator == LoadGenerator.Engine.IO_URING
             ? ": one io_uring (multishot RECV into a buffer ring, batched SENDs, one enter per iteration)"
             : ": one NIO selector (a read and a write call per connection)") + ", one thread";
@@ -127,6 +133,12 @@ public record LabReport(String command, Map<String, String> machine, List<String
         String flags = machine.get("server JVM flags");
         if (flags != null) {
             b.append("every server ran with: ").append(flags).append('\n');
+        }
+        for (Competitor c : Competitor.values()) { // a variant's own setting on top of those
+            String variant = c.properties().isEmpty() ? null : machine.get(c.label());
+            if (variant != null) {
+                b.append(c.label()).append(": ").append(variant).append('\n');
+            }
         }
         String generator = machine.get("load generator");
         if (generator != null) {

@@ -64,14 +64,14 @@ public final class LabServer {
         // the examples' programs; only the transport differs between competitors
         ServerStats.nettyUsed = true;
         Channel server = switch (protocol) {
-            case ECHO -> EchoServer.start(competitor.label(), address, threads);
-            case REDIS -> RedisServer.start(competitor.label(), address, threads);
-            case HTTP -> HttpHelloServer.start(competitor.label(), address, threads);
-            case UDP_ECHO -> io.ringwire.examples.UdpEchoServer.start(competitor.label(), address, threads);
-            case FILES -> io.ringwire.examples.FileServer.start(competitor.label(), address, threads);
-            case DOMAIN_ECHO -> Transports.startDomainServer(competitor.label(),
+            case ECHO -> EchoServer.start(competitor.transport(), address, threads);
+            case REDIS -> RedisServer.start(competitor.transport(), address, threads);
+            case HTTP -> HttpHelloServer.start(competitor.transport(), address, threads);
+            case UDP_ECHO -> io.ringwire.examples.UdpEchoServer.start(competitor.transport(), address, threads);
+            case FILES -> io.ringwire.examples.FileServer.start(competitor.transport(), address, threads);
+            case DOMAIN_ECHO -> Transports.startDomainServer(competitor.transport(),
                 deletedOnExit(Protocol.domainSocketPath(address.getPort())), threads, new EchoServerHandler());
-            case FRAMES, PAUSING -> Transports.startServer(competitor.label(), address, threads,
+            case FRAMES, PAUSING -> Transports.startServer(competitor.transport(), address, threads,
                 new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {

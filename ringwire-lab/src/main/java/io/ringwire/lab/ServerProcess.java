@@ -48,6 +48,23 @@ final class ServerProcess implements AutoCloseable {
         return start(competitor, protocol, threads, ServerJvm.DEFAULT);
     }
 
+    /** @return the command line of {@code competitor}'s server JVM on {@code port} */
+    static List<String> command(Competitor competitor, int port, Protocol protocol, int threads, ServerJvm jvm) {
+        List<String> cmd = new ArrayList<>();
+        if (canPin()) {
+            cmd.addAll(List.of(TASKSET, "-c", "1"));
+        }
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.addAll(jvm.flags());
+        // extra server JVM flags for profiling, e.g. -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
+        cmd.addAll(ServerJvm.extraFlags());
+        cmd.addAll(competitor.properties()); // a variant's own setting (ringwire-minwait)
+        cmd.addAll(List.of(
+            "-cp", System.getProperty("java.class.path"), LabServer.class.getName(), competitor.label(),
+            Integer.toString(port), Integer.toString(threads), protocol.name().toLowerCase(java.util.Locale.ROOT)));
+        return cmd;
+    }
+
     /**
      * @param competitor which server
      * @param protocol   what it speaks
@@ -59,18 +76,8 @@ final class ServerProcess implements AutoCloseable {
     static ServerProcess start(Competitor competitor, Protocol protocol, int threads, ServerJvm jvm)
         throws IOException {
         int port = freePort();
-        List<String> cmd = new ArrayList<>();
-        if (canPin()) {
-            cmd.addAll(List.of(TASKSET, "-c", "1"));
-        }
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.addAll(jvm.flags());
-        // extra server JVM flags for profiling, e.g. -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
-        cmd.addAll(ServerJvm.extraFlags());
-        cmd.addAll(List.of(
-            "-cp", System.getProperty("java.class.path"), LabServer.class.getName(), competitor.label(),
-            Integer.toString(port), Integer.toString(threads), protocol.name().toLowerCase(java.util.Locale.ROOT)));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(command(competitor, port, protocol, threads, jvm)).redirectErrorStream(true)
+            .start();
         ServerProcess server = new ServerProcess(p, new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         StringBuilder seen = new StringBuilder();

@@ -240,6 +240,15 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 b.append(String.format(Locale.ROOT, "; ringwire's rate %.2f× netty-epoll's", rw.rateVsEpoll()));
             }
         }
+        Row mw = row(Competitor.RINGWIRE_MIN_WAIT.label());
+        Row epoll = row(BASELINE);
+        if (mw != null && epoll != null) { // the minimum wait's trade: CPU against median latency
+            b.append("; ").append(compareCpu(mw, epoll));
+            if (rw != null && !Double.isNaN(mw.p50Us()) && !Double.isNaN(rw.p50Us())) {
+                b.append(String.format(Locale.ROOT, ", at a median latency of %.0f µs against ringwire's %.0f",
+                    mw.p50Us(), rw.p50Us()));
+            }
+        }
         Row vrw = row(Competitor.VERTX_RINGWIRE.label());
         if (vrw != null) { // Vert.x on Ringwire against Vert.x on its own transports
             for (Competitor c : new Competitor[] {Competitor.VERTX_EPOLL, Competitor.VERTX_IO_URING}) {

@@ -37,6 +37,36 @@ class LabCommandLineTest {
     }
 
     @Test
+    void shouldRunTheMinWaitVariantBesideRingwireAtAFixedLoadUnlessServersAreNamed() {
+        CommandLine.ParseResult parsed = new CommandLine(new Lab()).parseArgs("rpc-frontend");
+        Lab.RpcFrontend cmd = (Lab.RpcFrontend) parsed.subcommand().commandSpec().userObject();
+        assertEquals(List.of(Competitor.RINGWIRE, Competitor.RINGWIRE_MIN_WAIT, Competitor.NETTY_IO_URING,
+            Competitor.NETTY_EPOLL, Competitor.NETTY_NIO, Competitor.BLOCKING_PLATFORM, Competitor.BLOCKING_VIRTUAL),
+            cmd.common.fixedLoadSettings().servers());
+        assertEquals(Competitor.standard(), cmd.common.settings().servers(), "the closed-loop workloads: the six");
+        parsed = new CommandLine(new Lab()).parseArgs("echo", "--rate", "1000", "--servers", "ringwire,netty-epoll");
+        Lab.Echo named = (Lab.Echo) parsed.subcommand().commandSpec().userObject();
+        assertEquals(List.of(Competitor.RINGWIRE, Competitor.NETTY_EPOLL), named.common.fixedLoadSettings().servers(),
+            "servers named on the command line are the ones that run");
+        assertEquals(List.of(Competitor.NETTY_EPOLL), Competitor.withMinWait(List.of(Competitor.NETTY_EPOLL)));
+        assertEquals(Competitor.RINGWIRE_MIN_WAIT, Competitor.of("ringwire-minwait"));
+    }
+
+    @Test
+    void shouldGiveOnlyTheVariantItsSettingOnTopOfTheFlagsEveryServerGets() {
+        List<String> variant = ServerProcess.command(Competitor.RINGWIRE_MIN_WAIT, 4000, Protocol.ECHO, 1,
+            ServerJvm.DEFAULT);
+        List<String> plain = ServerProcess.command(Competitor.RINGWIRE, 4000, Protocol.ECHO, 1, ServerJvm.DEFAULT);
+        List<String> epoll = ServerProcess.command(Competitor.NETTY_EPOLL, 4000, Protocol.ECHO, 1,
+            ServerJvm.DEFAULT);
+        assertTrue(variant.contains("-Dringwire.minWaitMicros=" + Competitor.MIN_WAIT_MICROS), variant::toString);
+        assertTrue(variant.containsAll(ServerJvm.DEFAULT.flags()), variant::toString);
+        assertTrue(plain.stream().noneMatch(a -> a.startsWith("-Dringwire.")), plain::toString);
+        assertTrue(epoll.stream().noneMatch(a -> a.startsWith("-Dringwire.")), epoll::toString);
+        assertEquals("ringwire", Competitor.RINGWIRE_MIN_WAIT.transport(), "it runs the examples on Ringwire");
+    }
+
+    @Test
     void shouldExplainEveryWorkloadInHelpAndRefuseUnknownServers() {
         StringWriter out = new StringWriter();
         CommandLine cl = new CommandLine(new Lab()).setOut(new PrintWriter(out));

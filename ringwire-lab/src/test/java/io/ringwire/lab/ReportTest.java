@@ -116,6 +116,31 @@ class ReportTest {
     }
 
     @Test
+    void aVariantsOwnSettingIsNamedAndTheOverviewDoesNotTakeItForACompetitor(@TempDir Path dir) throws Exception {
+        List<RunResult> runs = new ArrayList<>();
+        for (int round = 1; round <= 2; round++) {
+            for (String s : List.of("ringwire", "ringwire-minwait", "netty-epoll")) {
+                runs.add(SummaryTest.openLoop(s, round, 90));
+            }
+        }
+        LabReport report = LabReport.of("./ringwire lab echo --rate 20000", ServerJvm.DEFAULT,
+            LoadGenerator.Engine.IO_URING, List.of(), runs, null);
+        assertTrue(report.text().contains("ringwire-minwait: ringwire with -Dringwire.minWaitMicros=200\n"),
+            report.text());
+        report.write(dir);
+        JsonNode json = LabReport.mapper().readTree(Files.readString(dir.resolve("results.json")));
+        assertEquals("ringwire with -Dringwire.minWaitMicros=200", json.get("machine").get("ringwire-minwait").asText());
+        Document doc = Jsoup.parse(dir.resolve("report.html").toFile(), "UTF-8");
+        assertEquals(List.of("ringwire", "ringwire-minwait", "netty-epoll"),
+            doc.select("table.results tr[data-server]").stream().map(e -> e.attr("data-server")).toList());
+        assertEquals(1, doc.selectFirst("section.overview").select("rect.bar").size(),
+            "1 workload × 1 competitor (netty-epoll): Ringwire's own variant is not one");
+        assertFalse(LabReport.of("./ringwire lab echo", ServerJvm.DEFAULT, LoadGenerator.Engine.IO_URING, List.of(),
+            runs.stream().filter(r -> !r.server().equals("ringwire-minwait")).toList(), null).text()
+            .contains("ringwire-minwait"), "named only where it ran");
+    }
+
+    @Test
     void shouldEscapeWhatItPrints() {
         assertEquals("&lt;a href=&quot;x&quot;&gt; &amp; &#39;", Html.escape("<a href=\"x\"> & '"));
     }

@@ -37,6 +37,14 @@ class SummaryTest {
     }
 
     @Test
+    void openLoopVerdictGivesTheMinWaitVariantsTradeOfCpuAndLatency() {
+        Summary s = Summary.of(List.of(openLoop("ringwire", 1, 90), openLoop("ringwire-minwait", 1, 90),
+            openLoop("netty-epoll", 1, 100))).get(0);
+        assertTrue(s.verdict().contains("ringwire-minwait 1.00× netty-epoll's CPU/msg"), s.verdict());
+        assertTrue(s.verdict().contains("at a median latency of 10 µs against ringwire's 10"), s.verdict());
+    }
+
+    @Test
     void limitSaysWhichSideWasSaturated() {
         assertEquals("server", Summary.limit(0.97, 0.80, false));
         assertEquals("generator", Summary.limit(0.70, 0.95, false));

@@ -41,7 +41,7 @@ class WorkloadsEndToEndTest {
             assertFalse(Double.isNaN(r.gcCount()), r::toString);
             assertTrue(r.allocBytesPerMsg() >= 0, () -> "the server counted its heap allocation: " + r);
             assertTrue(r.nonHeapMiB() > 0, () -> "the server reported its memory outside the heap: " + r);
-            assertEquals(r.server().endsWith("ringwire"), !Double.isNaN(r.sqesPerEnter()),
+            assertEquals(r.server().contains("ringwire"), !Double.isNaN(r.sqesPerEnter()),
                 () -> "Ringwire (under Netty or Vert.x), and only Ringwire, reports SQEs per enter: " + r);
         }
         return runs;
@@ -63,8 +63,9 @@ class WorkloadsEndToEndTest {
 
     @Test
     void rpcFrontendHoldsTheOfferedRate() throws Exception {
-        for (RunResult r : clean(Workloads.rpcFrontend(settings(Competitor.RINGWIRE, Competitor.NETTY_EPOLL),
-            50, 5, 2000, 2, 128), 2)) {
+        // with the minimum-wait variant: its server starts with the setting and serves the fixed load
+        for (RunResult r : clean(Workloads.rpcFrontend(settings(Competitor.RINGWIRE, Competitor.RINGWIRE_MIN_WAIT,
+            Competitor.NETTY_EPOLL), 50, 5, 2000, 2, 128), 3)) {
             assertEquals(2000, r.offeredRate(), 200, r::toString);
             assertFalse(Double.isNaN(r.sendLagP99Us()), r::toString);
         }
