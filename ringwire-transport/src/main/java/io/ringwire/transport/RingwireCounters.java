@@ -39,6 +39,7 @@ public final class RingwireCounters {
     long zeroCopyRefused;
     long sqRefusals;
     long dryRingFallbacks;
+    long minWaits;
     long sendfileBytes;
     long fileRegionCopiedBytes;
     long fileRegionMappedBytes;
@@ -235,6 +236,14 @@ public final class RingwireCounters {
         return dryRingFallbacks;
     }
 
+    /**
+     * @return sleeps with the minimum wait ({@link RingwireIoHandlerConfig#minWaitMicros()}): 0 without it, and while
+     *         the loop's completions come too rarely for a minimum to collect several of them
+     */
+    public long minWaits() {
+        return minWaits;
+    }
+
     /** @return handles registered with the loop right now (channels, and those whose last completions are due) */
     public int registrations() {
         return registrations;
@@ -267,13 +276,13 @@ public final class RingwireCounters {
                 + "accepts=%d "
                 + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d zeroCopySends=%d "
                 + "zeroCopyCopied=%d zeroCopyRefused=%d sqRefusals=%d "
-                + "dryRingFallbacks=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
+                + "dryRingFallbacks=%d minWaits=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
                 + "registrations=%d fixedFiles=%d/%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers, accepts,
             acceptBackoffs,
             closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused,
-            sqRefusals, dryRingFallbacks, sendfileBytes, fileRegionCopiedBytes,
+            sqRefusals, dryRingFallbacks, minWaits, sendfileBytes, fileRegionCopiedBytes,
             fileRegionMappedBytes, registrations, fixedFiles, fixedFileSlots);
     }
 }

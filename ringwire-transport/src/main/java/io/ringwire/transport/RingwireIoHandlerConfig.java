@@ -54,10 +54,13 @@ import io.netty.util.internal.SystemPropertyUtil;
  *                           its 16th SQE, when it takes its slot, and at close): short-lived ones never take one
  * @param minWaitMicros      0 (the default) for none; else an idle loop, once asleep, is not woken by a completion
  *                           (nor by a task from another thread) until this many microseconds have passed, unless 64
- *                           of them have come in; after that the first one wakes it. Fewer wake-ups per message at low
- *                           load (seed 000's front end: many connections, a message now and then), for up to this much
- *                           latency on each. Needs IORING_FEAT_MIN_TIMEOUT (Linux 6.12); without it, ignored with a
- *                           log line. Scheduled tasks still run on time
+ *                           of them have come in; after that the first one wakes it. Fewer wake-ups per message at a
+ *                           moderate load (seed 000's front end: many connections, each with a message now and then),
+ *                           for up to this much latency on each. The loop sleeps with the minimum only while its
+ *                           completions come at least 4 per minimum (judged every 10 ms or 16 minimums): below that a
+ *                           minimum rarely collects a second one and costs more than it saves. Needs
+ *                           IORING_FEAT_MIN_TIMEOUT (Linux 6.12); without it, ignored with a log line. Scheduled tasks
+ *                           still run on time
  */
 public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries,
                                       int initialBufferRingEntries, int bufferSize,
