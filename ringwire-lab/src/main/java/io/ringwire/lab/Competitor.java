@@ -14,8 +14,8 @@ public enum Competitor {
     RINGWIRE("ringwire"),
     /**
      * Ringwire with {@code minWaitMicros} = {@value #MIN_WAIT_MICROS}: an idle loop, once asleep, is not woken by a
-     * completion until that long has passed (or 64 are in), so at a low load several messages share a wake-up, and
-     * each waits up to that long longer.
+     * completion until that long has passed (or 64 are in), so at a moderate load several messages share a wake-up,
+     * and each waits up to that long longer; with completions fewer than 4 per minimum it waits as Ringwire does.
      */
     RINGWIRE_MIN_WAIT("ringwire-minwait", "ringwire",
         List.of("-Dringwire.minWaitMicros=" + Competitor.MIN_WAIT_MICROS)),
