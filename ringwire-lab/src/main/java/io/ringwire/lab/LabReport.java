@@ -134,8 +134,8 @@ public record LabReport(String command, Map<String, String> machine, List<String
         if (flags != null) {
             b.append("every server ran with: ").append(flags).append('\n');
         }
-        for (Competitor c : Competitor.values()) { // a variant's own setting on top of those
-            String variant = c.properties().isEmpty() ? null : machine.get(c.label());
+        for (Competitor c : Competitor.values()) { // a variant's own setting on top of those (the only servers named)
+            String variant = machine.get(c.label());
             if (variant != null) {
                 b.append(c.label()).append(": ").append(variant).append('\n');
             }

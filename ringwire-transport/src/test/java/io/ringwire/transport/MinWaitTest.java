@@ -11,8 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -54,25 +52,10 @@ class MinWaitTest {
     @Test
     void echoesTasksAndTimersStillRunAndAnIdleLoopSleeps() throws Exception {
         assumeTrue(kernelHasMinTimeout(), "IORING_FEAT_MIN_TIMEOUT (Linux 6.12): without it the setting is ignored");
-        group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(
-            RingwireIoHandlerConfig.builder().minWaitMicros(MIN_WAIT_MICROS).build()));
-        Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
-            .childHandler(new TrackingEcho(1)).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync()
-            .channel();
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(),
-            ((InetSocketAddress) server.localAddress()).getPort())) {
-            s.setSoTimeout(10_000);
-            s.setTcpNoDelay(true);
-            OutputStream out = s.getOutputStream();
-            InputStream in = s.getInputStream();
-            byte[] m = new byte[100];
-            for (int i = 0; i < 50; i++) { // one at a time: each waits for the loop's minimum, none is lost
-                for (int j = 0; j < m.length; j++) {
-                    m[j] = (byte) (i + j);
-                }
-                out.write(m);
-                assertArrayEquals(m, in.readNBytes(m.length), "message " + i);
-            }
+        Channel server = echoServer(MIN_WAIT_MICROS);
+        try {
+            // one at a time: each waits for the loop's minimum, none is lost
+            pingPong(((InetSocketAddress) server.localAddress()).getPort(), 0, 50, 0);
 
             CompletableFuture<Thread> ran = new CompletableFuture<>();
             server.eventLoop().execute(() -> ran.complete(Thread.currentThread()));
@@ -96,11 +79,7 @@ class MinWaitTest {
     void aTrickleOfCompletionsGetsPlainWaitsAndAStreamSleepsWithTheMinimum() throws Exception {
         assumeTrue(kernelHasMinTimeout(), "IORING_FEAT_MIN_TIMEOUT (Linux 6.12): without it the setting is ignored");
         // 10 ms: the loop takes the minimum from 4 completions per 10 ms (400 a second) on, judged every 160 ms
-        group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(
-            RingwireIoHandlerConfig.builder().minWaitMicros(10_000).build()));
-        Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
-            .childHandler(new TrackingEcho(1)).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync()
-            .channel();
+        Channel server = echoServer(10_000);
         int port = ((InetSocketAddress) server.localAddress()).getPort();
         RingwireCounters c = RingwireCounters.of(server.eventLoop());
         try {
@@ -126,6 +105,15 @@ class MinWaitTest {
         } finally {
             server.close().sync();
         }
+    }
+
+    /** @return an echo server on a loop (this test's group) with the minimum wait {@code minWaitMicros} */
+    private Channel echoServer(int minWaitMicros) throws InterruptedException {
+        group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(
+            RingwireIoHandlerConfig.builder().minWaitMicros(minWaitMicros).build()));
+        return new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
+            .childHandler(new TrackingEcho(1)).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync()
+            .channel();
     }
 
     /** Messages of 64 bytes on a new connection, each echoed before the next, until {@code untilNanos}. */

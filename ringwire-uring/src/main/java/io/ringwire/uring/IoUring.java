@@ -22,6 +22,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * binds to. Closing is idempotent; it releases every mapping and every byte the ring allocated.
  */
 public final class IoUring implements AutoCloseable {
+    /** struct io_uring_files_update (16 bytes) and the one fd it points at. */
+    private static final int FILES_UPDATE_SIZE = 16 + 8;
+    /** The general timeout passed with a minimum wait when the caller has none. */
+    private static final long MIN_WAIT_IDLE_TIMEOUT_NANOS = 1_000_000_000L;
+
     private final int ringFd;
     private final int setupFlags;
     private final int features;
@@ -38,7 +43,6 @@ public final class IoUring implements AutoCloseable {
     private final MemorySegment waitTimespec;
     /** struct io_uring_files_update (16 bytes) and the one fd it points at, for {@link #updateFile}. */
     private final MemorySegment filesUpdate;
-    private static final int FILES_UPDATE_SIZE = 16 + 8;
     private final long arenaBytes;
 
     private int enterFd;
@@ -275,9 +279,6 @@ public final class IoUring implements AutoCloseable {
     public int submitAndWait(int minComplete, long timeoutNanos, int minWaitMicros) {
         return enter(minComplete, IORING_ENTER_GETEVENTS, timeoutNanos, minWaitMicros);
     }
-
-    /** The general timeout passed with a minimum wait when the caller has none. */
-    private static final long MIN_WAIT_IDLE_TIMEOUT_NANOS = 1_000_000_000L;
 
     private int enter(int minComplete, int flags, long timeoutNanos, int minWaitMicros) {
         int toSubmit = sq.publish();
