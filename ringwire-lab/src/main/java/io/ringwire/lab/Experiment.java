@@ -73,24 +73,26 @@ final class Experiment {
             throws IOException, InterruptedException;
     }
 
+    /** Unmeasured seconds a primed run's priming load lasts at least. */
+    static final double PRIME_MIN_SECONDS = 2.0;
+    /** ... and at most, if the server's JIT compiler does not go quiet before. */
+    static final double PRIME_MAX_SECONDS = 10.0;
+    /** Connections of the priming load. */
+    static final int PRIME_CONNS = 64;
+
     /**
-     * The conns workload's extra measurement: before the load, a short priming load on a few connections (classes,
-     * JIT, pools), then a memory snapshot with none open; at the window's end, another with every connection open.
+     * The conns workload's extra measurement: after the priming load, a memory snapshot with no connection open; at
+     * the window's end, another with every connection open.
      */
     static final class PerConnection {
         private final int conns;
-        private final int size;
         private volatile double connectSeconds = Double.NaN;
         /** The server's open descriptors with no connection, after the priming load. */
         private long idleFds;
 
-        /**
-         * @param conns connections the load opens
-         * @param size  bytes per message
-         */
-        PerConnection(int conns, int size) {
+        /** @param conns connections the load opens */
+        PerConnection(int conns) {
             this.conns = conns;
-            this.size = size;
         }
 
         /** The driver says how long opening the connections took. */
@@ -98,22 +100,8 @@ final class Experiment {
             connectSeconds = seconds;
         }
 
-        /**
-         * Loads {@code server} on a few connections until its JIT compiler is quiet (2 to 10 s), then waits until it
-         * has closed them all. At the conns workload's rates (100 messages/s) a window would otherwise measure code
-         * still interpreted or compiled by C1 (a profile of the 1 s priming this replaced: 40 % of Ringwire's loop
-         * samples in interpreted or C1 frames, and its JIT threads busy in the window), not a server that has been
-         * running; every server gets the same priming.
-         */
-        void prime(ServerProcess server, LoadGenerator.Engine engine) throws IOException, InterruptedException {
-            long fds = ProcessStats.openFds(server.pid());
-            Warmup untilCompiled = new Warmup(2.0, 10.0, server.pid());
-            new LoadGenerator(server.address(), LoadGenerator.Config.closed(64, size, 1), engine)
-                .run(untilCompiled::over, 0.5, () -> { });
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (ProcessStats.openFds(server.pid()) > fds && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+        /** Notes the server's descriptors with no connection open (after the priming load has closed its own). */
+        void idle(ServerProcess server) {
             idleFds = ProcessStats.openFds(server.pid());
         }
 
@@ -135,6 +123,7 @@ final class Experiment {
     private final Settings settings;
     private final Driver driver;
     private PerConnection perConnection;
+    private int primeSize;
     private final List<ConnectionCost> connectionCosts = new ArrayList<>();
 
     /**
@@ -163,6 +152,23 @@ final class Experiment {
      */
     Experiment measuringConnections(PerConnection p) {
         this.perConnection = p;
+        return this;
+    }
+
+    /**
+     * Primes every run's server before its warm-up: {@value #PRIME_CONNS} connections echo {@code size}-byte messages
+     * in a closed loop until the server's JIT compiler is quiet ({@value #PRIME_MIN_SECONDS} to
+     * {@value #PRIME_MAX_SECONDS} s), then close. At a fixed, low offered rate the warm-up alone does not get the
+     * server's code compiled: at 500 msgs/s Ringwire's JIT threads still took 0.03 of a core in the window (Netty
+     * epoll's 0.00), under the warm-up's quiet threshold but more than its loop's share of the comparison; and a
+     * profile of the conns workload with a 1 s priming found 40 % of the loop's samples in interpreted or C1 frames.
+     * Every server of the experiment gets the same priming; its seconds count in the run's warm-up.
+     *
+     * @param size bytes per priming message, header included (the workload's own size)
+     * @return this experiment
+     */
+    Experiment primed(int size) {
+        this.primeSize = size;
         return this;
     }
 
@@ -212,8 +218,9 @@ final class Experiment {
             long pid = server.pid();
             MemorySnapshot without = null;
             AtomicReference<MemorySnapshot> with = new AtomicReference<>();
+            double primeSeconds = primeSize > 0 ? prime(server, settings.generator(), primeSize) : 0;
             if (perConnection != null) {
-                perConnection.prime(server, settings.generator());
+                perConnection.idle(server);
                 without = server.memory();
             }
             double[] cpu = new double[2];
@@ -258,7 +265,7 @@ final class Experiment {
             double serverCpu = cpu[1] - cpu[0] - jitCpu;
             // what the machine was busy with besides the server (JIT included) and the lab (load generator included)
             double foreign = Math.max(0, (machine[1] - machine[0]) - (cpu[1] - cpu[0]) - (lab[1] - lab[0])) / window;
-            return new RunResult(workload, variant, competitor.label(), round, warmup.seconds(), m.rate(),
+            return new RunResult(workload, variant, competitor.label(), round, primeSeconds + warmup.seconds(), m.rate(),
                 Double.isNaN(m.sendLagP99Us()) ? Double.NaN : m.sent() / m.seconds(),
                 m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(),
                 m.streams() > 0 ? m.streams() / m.seconds() : Double.NaN, m.streamP99Ms(), m.sendLagP99Us(),
@@ -272,6 +279,26 @@ final class Experiment {
                 s.getOrDefault("bufferRingExhausted", Double.NaN), s.getOrDefault("iterations", Double.NaN),
                 m.mismatches(), m.errors(), foreign);
         }
+    }
+
+    /**
+     * Loads {@code server} on {@value #PRIME_CONNS} connections until its JIT compiler is quiet, then waits (at most
+     * 10 s) until it has closed them all.
+     *
+     * @return seconds it took
+     */
+    private static double prime(ServerProcess server, LoadGenerator.Engine engine, int size)
+        throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        long fds = ProcessStats.openFds(server.pid());
+        Warmup untilCompiled = new Warmup(PRIME_MIN_SECONDS, PRIME_MAX_SECONDS, server.pid());
+        new LoadGenerator(server.address(), LoadGenerator.Config.closed(PRIME_CONNS, size, 1), engine)
+            .run(untilCompiled::over, 0.5, () -> { });
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (ProcessStats.openFds(server.pid()) > fds && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        return (System.nanoTime() - start) / 1e9;
     }
 
     private static double per(Map<String, Double> s, String what, String per) {

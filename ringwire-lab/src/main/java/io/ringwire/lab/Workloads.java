@@ -9,14 +9,15 @@ import java.util.function.Consumer;
 final class Workloads {
     private Workloads() { }
 
-    /** Seed 001: raw echo, closed loop ({@code rate == 0}) or open loop at a fixed rate. */
+    /** Seed 001: raw echo, closed loop ({@code rate == 0}) or open loop at a fixed rate (then primed first). */
     static Experiment echo(Experiment.Settings s, int conns, int size, int depth, double rate) {
         LoadGenerator.Config c = rate > 0 ? new LoadGenerator.Config(conns, size, 1, 0, rate, 1, 1)
             : LoadGenerator.Config.closed(conns, size, depth);
         String variant = rate > 0
             ? String.format(Locale.ROOT, "%d conns × %d B at %s msgs/s", conns, size, Summary.compact(rate))
             : String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns, size, depth);
-        return new Experiment("echo", variant, Protocol.ECHO, s, Experiment.generator(c, s));
+        Experiment e = new Experiment("echo", variant, Protocol.ECHO, s, Experiment.generator(c, s));
+        return rate > 0 ? e.primed(size) : e;
     }
 
     /** Echo over every (size, conns) pair: the sweeps. */
@@ -45,12 +46,15 @@ final class Workloads {
             pausing ? Protocol.PAUSING : Protocol.FRAMES, s, Experiment.generator(c, s));
     }
 
-    /** Seed 000's frontend: many connections, long-lived streams, messages at a fixed total rate (open loop). */
+    /**
+     * Seed 000's frontend: many connections, long-lived streams, messages at a fixed total rate (open loop; primed
+     * first).
+     */
     static Experiment rpcFrontend(Experiment.Settings s, int conns, int streams, double rate, int batch, int size) {
         LoadGenerator.Config c = new LoadGenerator.Config(conns, size, 1, 0, rate, streams, batch);
         return new Experiment("rpc-frontend", String.format(Locale.ROOT,
             "%d conns × %d streams, %s msgs/s in batches of %d, %d B", conns, streams, Summary.compact(rate), batch,
-            size), Protocol.FRAMES, s, Experiment.generator(c, s));
+            size), Protocol.FRAMES, s, Experiment.generator(c, s)).primed(size);
     }
 
     /**
@@ -92,14 +96,14 @@ final class Workloads {
     static Experiment conns(Experiment.Settings s, int conns, int size, double intervalSeconds) {
         double rate = conns / intervalSeconds;
         LoadGenerator.Config c = new LoadGenerator.Config(conns, size, 1, 0, rate, 1, 1);
-        Experiment.PerConnection p = new Experiment.PerConnection(conns, size);
+        Experiment.PerConnection p = new Experiment.PerConnection(conns);
         return new Experiment("conns", String.format(Locale.ROOT, "%,d conns × %d B every %s s", conns, size,
             Summary.compact(intervalSeconds)), Protocol.ECHO, s, (target, warmup, edge) -> {
                 LoadGenerator.Result r = new LoadGenerator(target, c, s.generator()).run(warmup::over, s.seconds(),
                     edge);
                 p.connected(r.connectSeconds());
                 return Measurement.of(r, true);
-            }).measuringConnections(p);
+            }).primed(size).measuringConnections(p);
     }
 
     /** Seed 000's single stream: one connection, a flood of frames with a large window. */
