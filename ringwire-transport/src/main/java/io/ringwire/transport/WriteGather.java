@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  * Gathers one channel's flushed buffers into a {@code struct msghdr} and its iovecs in the loop's scratch space, for
  * one SEND (one buffer) or SENDMSG. One per loop, used by one channel at a time and finished before the next starts
  * (the loop is single-threaded, and nothing in between runs user code), so this state costs no memory per
- * connection.
+ * connection. Buffers that lie one after the other in memory share an iovec.
  */
 final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
     /** The kernel's limit on iovecs per sendmsg. */
@@ -24,6 +24,8 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
     private long iovBase;
     private int iovCount;
     private long iovBytes;
+    /** Where the last iovec's bytes end. */
+    private long iovEnd;
     private int messages;
     private int visited;
     private long maxBytes;
@@ -157,15 +159,29 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
         return true;
     }
 
+    /**
+     * Adds one piece of native memory: to the last iovec when it starts where that one ends (the frames a decoder
+     * sliced from one receive and an echo writes back lie one after the other: one iovec for all of them, where
+     * epoll's writev takes one per message and the kernel imports and walks each), else as a new iovec.
+     */
     private boolean addIovec(long address, int length) {
-        if (iovCount == capacity || iovBytes >= maxBytes) {
+        if (iovBytes >= maxBytes) {
             return false;
         }
         int len = (int) Math.min(length, maxBytes - iovBytes);
-        long iovec = iovBase + 16L * iovCount; // below the reserved capacity (checked above)
-        RawMemory.putLong(iovec, address);
-        RawMemory.putLong(iovec + 8, len);
-        iovCount++;
+        if (iovCount > 0 && address == iovEnd) {
+            long last = iovBase + 16L * (iovCount - 1);
+            RawMemory.putLong(last + 8, RawMemory.getLong(last + 8) + len);
+        } else {
+            if (iovCount == capacity) {
+                return false;
+            }
+            long iovec = iovBase + 16L * iovCount; // below the reserved capacity (checked above)
+            RawMemory.putLong(iovec, address);
+            RawMemory.putLong(iovec + 8, len);
+            iovCount++;
+        }
+        iovEnd = address + len;
         iovBytes += len;
         return len == length;
     }

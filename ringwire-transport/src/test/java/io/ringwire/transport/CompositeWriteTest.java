@@ -7,6 +7,7 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -23,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A flushed {@link CompositeByteBuf} is written whole, whatever its number of components (one gathered write takes
  * at most 1,024 iovecs; a composite with more goes out in several) and whether its components are direct or on the
- * heap. The reader is a plain JDK socket, so only Ringwire's write path is under test.
+ * heap; buffers that lie one after the other in memory (the frames a decoder slices from one receive) share an
+ * iovec. The reader is a plain JDK socket, so only Ringwire's write path is under test.
  */
 class CompositeWriteTest extends OneLoopTestBase {
     @ParameterizedTest(name = "{0} components, direct={1}, mixed={2}")
@@ -66,6 +68,54 @@ class CompositeWriteTest extends OneLoopTestBase {
                 assertArrayEquals(expected, got);
             } finally {
                 ch.close().sync();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void adjacentSlicesOfOneBufferShareAnIovec() throws Exception {
+        ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+        ByteBuf whole = alloc.directBuffer(512 * 128);
+        for (int i = 0; i < 512 * 128; i++) {
+            whole.writeByte(i * 7 + (i >> 8));
+        }
+        ByteBuf other = alloc.directBuffer(100).writeBytes(new byte[100]).setByte(0, 42);
+        byte[] expected = new byte[512 * 128 + 100];
+        whole.getBytes(0, expected, 0, 256 * 128);
+        other.getBytes(0, expected, 256 * 128, 100);
+        whole.getBytes(256 * 128, expected, 256 * 128 + 100, 256 * 128);
+
+        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Channel ch = new Bootstrap().group(group).channel(RingwireSocketChannel.class)
+                .handler(new ChannelInboundHandlerAdapter())
+                .connect(listener.getLocalSocketAddress()).sync().channel();
+            try (Socket peer = listener.accept()) {
+                peer.setSoTimeout(20_000);
+                RingwireCounters counters = ch.eventLoop().submit(() -> RingwireCounters.of(ch.eventLoop())).get();
+                long[] before = ch.eventLoop().submit(() -> new long[] {counters.writes(), counters.writeIovecs()})
+                    .get();
+                // 512 slices of 128 B, one after the other, with another buffer between the 256th and the 257th
+                ch.eventLoop().submit(() -> {
+                    for (int i = 0; i < 512; i++) {
+                        if (i == 256) {
+                            ch.write(other);
+                        }
+                        ch.write(whole.retainedSlice(i * 128, 128));
+                    }
+                    ch.flush();
+                }).sync();
+                byte[] got = peer.getInputStream().readNBytes(expected.length);
+                assertArrayEquals(expected, got);
+                long[] after = ch.eventLoop().submit(() -> new long[] {counters.writes(), counters.writeIovecs()})
+                    .get();
+                long writes = after[0] - before[0];
+                long iovecs = after[1] - before[1];
+                // three runs of adjacent bytes (one per write, if the socket took them in parts): not 513 iovecs
+                assertTrue(writes >= 1 && iovecs <= 3 * writes, () -> writes + " writes, " + iovecs + " iovecs");
+            } finally {
+                ch.close().sync();
+                whole.release();
             }
         }
     }
