@@ -265,7 +265,8 @@ final class Experiment {
             double serverCpu = cpu[1] - cpu[0] - jitCpu;
             // what the machine was busy with besides the server (JIT included) and the lab (load generator included)
             double foreign = Math.max(0, (machine[1] - machine[0]) - (cpu[1] - cpu[0]) - (lab[1] - lab[0])) / window;
-            return new RunResult(workload, variant, competitor.label(), round, primeSeconds + warmup.seconds(), m.rate(),
+            return new RunResult(workload, variant, competitor.label(), round, primeSeconds + warmup.seconds(),
+                m.rate(),
                 Double.isNaN(m.sendLagP99Us()) ? Double.NaN : m.sent() / m.seconds(),
                 m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(),
                 m.streams() > 0 ? m.streams() / m.seconds() : Double.NaN, m.streamP99Ms(), m.sendLagP99Us(),
