@@ -57,9 +57,7 @@ class CompositeWriteTest extends OneLoopTestBase {
             "Netty may consolidate past maxNumComponents; the test still checks every byte");
 
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Channel ch = new Bootstrap().group(group).channel(RingwireSocketChannel.class)
-                .handler(new ChannelInboundHandlerAdapter())
-                .connect(listener.getLocalSocketAddress()).sync().channel();
+            Channel ch = connect(listener);
             try (Socket peer = listener.accept()) {
                 peer.setSoTimeout(20_000);
                 ch.writeAndFlush(composite).sync();
@@ -87,9 +85,7 @@ class CompositeWriteTest extends OneLoopTestBase {
         whole.getBytes(256 * 128, expected, 256 * 128 + 100, 256 * 128);
 
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Channel ch = new Bootstrap().group(group).channel(RingwireSocketChannel.class)
-                .handler(new ChannelInboundHandlerAdapter())
-                .connect(listener.getLocalSocketAddress()).sync().channel();
+            Channel ch = connect(listener);
             try (Socket peer = listener.accept()) {
                 peer.setSoTimeout(20_000);
                 RingwireCounters counters = ch.eventLoop().submit(() -> RingwireCounters.of(ch.eventLoop())).get();
@@ -118,5 +114,12 @@ class CompositeWriteTest extends OneLoopTestBase {
                 whole.release();
             }
         }
+    }
+
+    /** @return a Ringwire client connected to {@code listener}, whose peer the test reads with plain JDK I/O */
+    private static Channel connect(ServerSocket listener) throws InterruptedException {
+        return new Bootstrap().group(group).channel(RingwireSocketChannel.class)
+            .handler(new ChannelInboundHandlerAdapter())
+            .connect(listener.getLocalSocketAddress()).sync().channel();
     }
 }
