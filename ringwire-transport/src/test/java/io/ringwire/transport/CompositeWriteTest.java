@@ -95,7 +95,7 @@ class CompositeWriteTest extends OneLoopTestBase {
                 ch.eventLoop().submit(() -> {
                     for (int i = 0; i < 512; i++) {
                         if (i == 256) {
-                            ch.write(other);
+                            ch.write(other.retainedDuplicate());
                         }
                         ch.write(whole.retainedSlice(i * 128, 128));
                     }
@@ -111,8 +111,10 @@ class CompositeWriteTest extends OneLoopTestBase {
                 assertTrue(writes >= 1 && iovecs <= 3 * writes, () -> writes + " writes, " + iovecs + " iovecs");
             } finally {
                 ch.close().sync();
-                whole.release();
             }
+        } finally {
+            whole.release(); // on every path: the writes release the views they were given
+            other.release();
         }
     }
 
