@@ -8,7 +8,9 @@
 # pass in which its JIT compiler threads used under 5 % of a core, at most PRIME_MAX passes (default 4): the lab's
 # warm-up rule. A first pass's closes deoptimize the hot methods that never saw a close, and a fixed warm-up left
 # their recompilation inside the measured window (bulk echo: 1.1-1.8 us of compiler CPU per round trip for Ringwire,
-# 0.9-1.1 for Netty epoll). "primes" and "jit_us_per_rt" (compiler CPU in the window) are added to each line.
+# 0.9-1.1 for Netty epoll). "primes" and "jit_us_per_rt" (compiler CPU in the window) are added to each line, and for
+# Ringwire the loop's counters over the server's whole life, priming passes included ("cqes_per_enter",
+# "bytes_per_recv", "iovecs_per_write", "direct_recvs"), so that a run unlike its neighbours can be told apart.
 #
 #   bench/anchor-crosscheck.sh [rounds] [conns] [size] [depth] [duration] > runs.jsonl
 #   env: SERVERS="ringwire netty-epoll ...", NETTY_UNSAFE=0 (Netty without sun.misc.Unsafe), ANCHORS=dir
@@ -44,12 +46,19 @@ jit_ticks() { # CPU ticks (utime + stime) of the JIT compiler threads of process
   echo "$sum"
 }
 
+counters() { # the Ringwire loop's counters the examples print on SIGTERM, as JSON fields (nothing for others)
+  local c n='[0-9]+' d='([0-9.]+)'
+  c=$(grep -m1 'iterations=' "$1" 2>/dev/null) || return 0
+  sed -E -n "s/.*cqes=$n \\($d\\/enter\\) recvs=$n \\($d B\\/recv\\) writes=$n \\($d iovecs.*directRecvs=($n).*/\\
+,\"cqes_per_enter\":\\1,\"bytes_per_recv\":\\2,\"iovecs_per_write\":\\3,\"direct_recvs\":\\4/p" <<< "$c" | tr -d '\n'
+}
+
 start_server() { # $1 server name; prints the server's PID
   case "$1" in
     c-echo_uring) (exec taskset -c 1 "$BUILD/echo_uring" "$PORT" >/dev/null 2>&1) & ;;
     c-echo_epoll) (exec taskset -c 1 "$BUILD/echo_epoll" "$PORT" >/dev/null 2>&1) & ;;
     *) (exec taskset -c 1 "$JAVA" "${JVM_FLAGS[@]}" \
-          -jar ringwire-examples/target/ringwire-examples.jar "$PORT" 1 "$1" >/dev/null 2>&1) & ;;
+          -jar ringwire-examples/target/ringwire-examples.jar "$PORT" 1 "$1" >"$BUILD/server-$PORT.log" 2>&1) & ;;
   esac
   echo $!
 }
@@ -81,6 +90,8 @@ for round in $(seq 1 "$ROUNDS"); do
     line="${line%\}},\"primes\":$primes,\"jit_us_per_rt\":$(awk -v j="$jit" -v hz="$HZ" -v n="${rts:-0}" \
       'BEGIN { printf "%.3f", (n > 0 ? j * 1e6 / hz / n : 0) }')}"
     kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done # its counters are written
+    line="${line%\}}$(counters "$BUILD/server-$PORT.log")}"
     echo "{\"server\":\"$server\",\"round\":$round,${line#\{}"
   done
 done
