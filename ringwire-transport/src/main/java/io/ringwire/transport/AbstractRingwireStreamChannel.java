@@ -78,6 +78,17 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
     /** Bulk mode: receives go straight into allocator buffers, one single-shot RECV at a time. */
     private boolean bulk;
+
+    /**
+     * Bytes a bulk stream's read loop hands up the pipeline before channelReadComplete and the flush that follows it:
+     * four receives of 64 KiB. With the allocator's whole budget (16 reads, 1 MiB) the frames a decoder sliced from
+     * the first receives, and the bytes the SEND copies, are out of the CPU's cache by the time they are written, and
+     * more of them wait at once: single-stream cost 0.71 µs per message with 16 receives per loop against 0.57 with 4
+     * (0.81 with 1), and in another sitting 0.83 against 0.77 with an allocator peak of 13 against 5 MiB
+     * (docs/benchmarks.md, session 15).
+     */
+    static final int READ_LOOP_BYTES = 256 * 1024;
+
     /**
      * This socket's slot in the loop's fixed-file table (≥ 0); -1 for none (not registered, or the table refused);
      * below -1, registered and counting its SQEs up to -1, when it takes one ({@link #useFixedFile}).
@@ -586,6 +597,8 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     private final class StreamUnsafe extends RingwireUnsafe {
         private RecvByteBufAllocator.ExtendedHandle allocHandle;
         private int messagesThisLoop;
+        /** Bytes handed up the pipeline in this batch of completions: a bulk read loop stops at READ_LOOP_BYTES. */
+        private long bytesThisLoop;
 
         private RecvByteBufAllocator.ExtendedHandle allocHandle() {
             if (allocHandle == null) {
@@ -834,8 +847,9 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                     pipeline().fireChannelRead(buf);
                     // like epoll's read loop: with more waiting, few busy connections on the loop and the
                     // allocator's budget left (16 reads by default), read on before channelReadComplete, so its
-                    // flush sends up to 1 MiB in one SENDMSG instead of 64 KiB per iteration
-                    readLoopGoesOn = moreWaiting && isOpen() && h.fewReceivesPerBatch() && handle.continueReading();
+                    // flush sends several receives in one SENDMSG; but no more than READ_LOOP_BYTES
+                    readLoopGoesOn = moreWaiting && isOpen() && h.fewReceivesPerBatch() && handle.continueReading()
+                        && bytesThisLoop < READ_LOOP_BYTES;
                 }
                 // a stream that slows down goes back to the shared ring, so an idle connection pins no buffer
                 BufferRing ring = h.recvBuffers();
@@ -916,6 +930,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             if (!readInBatch) {
                 readInBatch = true;
                 messagesThisLoop = 0;
+                bytesThisLoop = 0;
                 handle.reset(config);
             }
             return handle;
@@ -926,6 +941,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             handle.lastBytesRead(n);
             handle.incMessagesRead(1);
             messagesThisLoop++;
+            bytesThisLoop += n;
         }
 
         private void stash(ByteBuffer src, ByteBufAllocator alloc) {

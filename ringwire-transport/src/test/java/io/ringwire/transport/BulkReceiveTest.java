@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -26,8 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A bulk stream switches to direct receives (straight into allocator buffers) and back to the shared ring when it
- * slows down, and no byte is lost, repeated or reordered on the way; with the switch off, only the ring is used. The
- * sender is a plain JDK socket, so only Ringwire's receive path is under test.
+ * slows down, and no byte is lost, repeated or reordered on the way; with the switch off, only the ring is used; and
+ * its read loop hands at most {@link AbstractRingwireStreamChannel#READ_LOOP_BYTES} up the pipeline before
+ * channelReadComplete. The sender is a plain JDK socket, so only Ringwire's receive path is under test.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BulkReceiveTest {
@@ -127,6 +129,71 @@ class BulkReceiveTest {
                 } else {
                     assertEquals(0, directRecvs, counters::toString);
                 }
+            } finally {
+                ch.close().sync();
+            }
+        } finally {
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /** Records the bytes of direct receives between two channelReadComplete calls, and the most there have been. */
+    private static final class ReadLoopMeter extends ChannelInboundHandlerAdapter {
+        final AtomicLong received = new AtomicLong();
+        final AtomicLong mostBetweenReadCompletes = new AtomicLong();
+        final AtomicLong readCompletes = new AtomicLong();
+        final CountDownLatch done = new CountDownLatch(1);
+        private long sinceReadComplete;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            int n = b.readableBytes();
+            b.release();
+            if (n > RING_BUFFER_SIZE) { // more than a ring buffer holds: a direct receive
+                sinceReadComplete += n;
+                mostBetweenReadCompletes.accumulateAndGet(sinceReadComplete, Math::max);
+            }
+            if (received.addAndGet(n) >= LOOP_STREAM_BYTES) {
+                done.countDown();
+            }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            sinceReadComplete = 0;
+            readCompletes.incrementAndGet();
+        }
+    }
+
+    private static final int LOOP_STREAM_BYTES = 64 * 1024 * 1024;
+    private static final int RING_BUFFER_SIZE = 8 * 1024;
+    /** The allocator's largest read (AdaptiveRecvByteBufAllocator's maximum). */
+    private static final int LARGEST_READ = 64 * 1024;
+
+    @Test
+    void aBulkReadLoopStopsForChannelReadCompleteAfterItsBudget() throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(
+            RingwireIoHandlerConfig.builder().initialBufferRingEntries(1024).build()));
+        try (ServerSocket server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+            ReadLoopMeter meter = new ReadLoopMeter();
+            Channel ch = new Bootstrap().group(group).channel(RingwireSocketChannel.class).handler(meter)
+                .connect(server.getLocalSocketAddress()).sync().channel();
+            RingwireCounters counters = RingwireCounters.of(ch.eventLoop());
+            try (Socket peer = server.accept(); OutputStream out = peer.getOutputStream()) {
+                byte[] chunk = new byte[1024 * 1024]; // as fast as the sender can: more is mostly waiting
+                for (long pos = 0; pos < LOOP_STREAM_BYTES; pos += chunk.length) {
+                    out.write(chunk);
+                }
+                out.flush();
+                assertTrue(meter.done.await(30, TimeUnit.SECONDS), "the stream arrived");
+                long directRecvs = ch.eventLoop().submit(counters::directRecvs).get();
+                assertTrue(directRecvs > 0, () -> "the stream went direct: " + counters);
+                // the loop goes on while it has handed up less than its budget: the last receive may cross it
+                long most = meter.mostBetweenReadCompletes.get();
+                assertTrue(most <= AbstractRingwireStreamChannel.READ_LOOP_BYTES + LARGEST_READ,
+                    () -> most + " B of direct receives before one channelReadComplete; "
+                        + meter.readCompletes.get() + " of them, " + counters);
             } finally {
                 ch.close().sync();
             }
