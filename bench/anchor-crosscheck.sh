@@ -19,6 +19,7 @@ cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}; CONNS=${2:-500}; SIZE=${3:-128}; DEPTH=${4:-1}; DURATION=${5:-10}
 ANCHORS=${ANCHORS:-../shared/anchors/c}
 BUILD=$(mktemp -d)
+trap 'rm -rf "$BUILD"' EXIT # the C build and the servers' logs, also when a step fails
 cp "$ANCHORS"/*.c "$ANCHORS"/*.h "$ANCHORS"/Makefile "$BUILD"/
 make -s -C "$BUILD" >&2
 JAVA=$(./ringwire help | sed -n 's/^JDK: //p')/bin/java
@@ -95,4 +96,3 @@ for round in $(seq 1 "$ROUNDS"); do
     echo "{\"server\":\"$server\",\"round\":$round,${line#\{}"
   done
 done
-rm -rf "$BUILD"

@@ -85,6 +85,20 @@ public enum Competitor {
     }
 
     /**
+     * @param label a server's label, as in a run's results
+     * @return the transport it runs on: a variant's (ringwire-minwait: ringwire), else the label itself (also for a
+     *         label no competitor has)
+     */
+    static String transportOf(String label) {
+        for (Competitor c : values()) {
+            if (c.label.equals(label)) {
+                return c.transport;
+            }
+        }
+        return label;
+    }
+
+    /**
      * @param label e.g. {@code "netty-epoll"}
      * @return the competitor
      * @throws IllegalArgumentException naming the valid labels

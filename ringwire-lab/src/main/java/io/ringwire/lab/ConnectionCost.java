@@ -98,8 +98,8 @@ public record ConnectionCost(String variant, String server, int round, int conns
      * @return the package prefix of that transport's own classes; null for the blocking servers (no transport)
      */
     static String transportPackage(String server) {
-        return switch (server) {
-            case "ringwire", "ringwire-minwait", "vertx-ringwire" -> "io.ringwire.";
+        return switch (Competitor.transportOf(server)) { // a variant's classes are its transport's
+            case "ringwire", "vertx-ringwire" -> "io.ringwire.";
             case "netty-io_uring", "vertx-io_uring" -> "io.netty.channel.uring.";
             case "netty-epoll", "vertx-epoll" -> "io.netty.channel.epoll.";
             case "netty-nio" -> "io.netty.channel.socket.nio.";

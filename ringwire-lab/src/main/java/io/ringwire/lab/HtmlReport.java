@@ -65,9 +65,9 @@ final class HtmlReport {
         List<Summary> withRingwire = summaries.stream().filter(s -> s.row(rw) != null).toList();
         List<String> others = new ArrayList<>();
         for (Summary s : withRingwire) {
-            // Ringwire's own variant (ringwire-minwait) is not a competitor: its table row shows it
+            // Ringwire's own variants (ringwire-minwait) are not competitors: their table rows show them
             s.rows().stream().map(Summary.Row::server)
-                .filter(x -> !x.equals(rw) && !x.equals(Competitor.RINGWIRE_MIN_WAIT.label()) && !others.contains(x))
+                .filter(x -> !Competitor.transportOf(x).equals(rw) && !others.contains(x))
                 .forEach(others::add);
         }
         if (withRingwire.isEmpty() || others.isEmpty()) {
