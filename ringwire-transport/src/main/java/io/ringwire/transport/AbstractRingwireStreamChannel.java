@@ -16,6 +16,7 @@ import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.socket.DuplexChannelConfig;
 import io.netty.util.concurrent.Future;
+import io.netty.util.internal.PlatformDependent;
 import io.ringwire.uring.BufferRing;
 import io.ringwire.uring.Errno;
 import io.ringwire.uring.IoUringConstants;
@@ -28,6 +29,9 @@ import io.ringwire.uring.SubmissionQueue;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.net.ConnectException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -595,6 +599,43 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     }
 
     private final class StreamUnsafe extends RingwireUnsafe {
+        /*
+         * The receive and the write completion are entered through method handles in fields that are not final, so
+         * C2 cannot fold them into constants and compiles each completion on its own. Called directly, both were
+         * inlined into the completion dispatch with the pipeline behind them: one compilation of about 14,000 nodes
+         * that reached C2's inlining cutoff, needed 31 MB of compiler arena (which the C library then kept as
+         * resident memory) and was made three times (the loop's dispatch, its lambda, complete). Apart, the largest
+         * is 14-22 MB and the server's resident set 13 MiB smaller at the same CPU per message (docs/benchmarks.md,
+         * session 16).
+         */
+        private static MethodHandle recvCompleteEntry = entry("recvComplete", int.class, int.class, int.class);
+        private static MethodHandle writeCompleteEntry = entry("writeComplete", int.class);
+
+        private static MethodHandle entry(String name, Class<?>... parameters) {
+            try {
+                return MethodHandles.lookup().findVirtual(StreamUnsafe.class, name,
+                    MethodType.methodType(void.class, parameters));
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private void recvCompleteApart(int res, int flags, int data) {
+            try {
+                recvCompleteEntry.invokeExact(this, res, flags, data);
+            } catch (Throwable t) {
+                PlatformDependent.throwException(t); // what recvComplete threw, unchanged
+            }
+        }
+
+        private void writeCompleteApart(int res) {
+            try {
+                writeCompleteEntry.invokeExact(this, res);
+            } catch (Throwable t) {
+                PlatformDependent.throwException(t);
+            }
+        }
+
         private RecvByteBufAllocator.ExtendedHandle allocHandle;
         private int messagesThisLoop;
         /** Bytes handed up the pipeline in this batch of completions: a bulk read loop stops at READ_LOOP_BYTES. */
@@ -669,8 +710,8 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         @Override
         public void complete(byte opcode, int res, int flags, int data) {
             switch (opcode) {
-                case IORING_OP_RECV -> recvComplete(res, flags, data);
-                case IORING_OP_SEND, IORING_OP_SENDMSG -> writeComplete(res);
+                case IORING_OP_RECV -> recvCompleteApart(res, flags, data);
+                case IORING_OP_SEND, IORING_OP_SENDMSG -> writeCompleteApart(res);
                 case IORING_OP_SEND_ZC, IORING_OP_SENDMSG_ZC -> zeroCopyComplete(res, flags, data);
                 case IORING_OP_CONNECT -> connectComplete(res);
                 case IORING_OP_POLL_ADD -> {
