@@ -600,21 +600,22 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
     private final class StreamUnsafe extends RingwireUnsafe {
         /*
-         * The receive and the write completion are entered through method handles in fields that are not final, so
-         * C2 cannot fold them into constants and compiles each completion on its own. Called directly, both were
-         * inlined into the completion dispatch with the pipeline behind them: one compilation of about 14,000 nodes
-         * that reached C2's inlining cutoff, needed 31 MB of compiler arena (which the C library then kept as
-         * resident memory) and was made three times (the loop's dispatch, its lambda, complete). Apart, the largest
-         * is 14-22 MB and the server's resident set 13 MiB smaller at the same CPU per message (docs/benchmarks.md,
+         * A receive from the shared ring is entered through a method handle in a field that is not final, so C2
+         * cannot fold it into a constant and compiles the receive on its own. Called directly, it was inlined into
+         * the completion dispatch with the pipeline behind it: on the 500-connection echo one compilation of about
+         * 14,000 nodes that reached C2's inlining cutoff, needed 31 MB of compiler arena (which the C library then
+         * kept as resident memory) and was made three times (the loop's dispatch, its lambda, complete). Apart, the
+         * largest is 14-22 MB and the echo server's resident set about 10 MiB smaller at the same CPU per message.
+         * Direct receives (bulk streams) and write completions are still called directly: there the frame decoder's
+         * compilations are the largest either way, and the measurements did not show a gain (docs/benchmarks.md,
          * session 16).
          */
-        private static MethodHandle recvCompleteEntry = entry("recvComplete", int.class, int.class, int.class);
-        private static MethodHandle writeCompleteEntry = entry("writeComplete", int.class);
+        private static MethodHandle recvCompleteEntry = recvCompleteHandle();
 
-        private static MethodHandle entry(String name, Class<?>... parameters) {
+        private static MethodHandle recvCompleteHandle() {
             try {
-                return MethodHandles.lookup().findVirtual(StreamUnsafe.class, name,
-                    MethodType.methodType(void.class, parameters));
+                return MethodHandles.lookup().findVirtual(StreamUnsafe.class, "recvComplete",
+                    MethodType.methodType(void.class, int.class, int.class, int.class));
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -625,14 +626,6 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 recvCompleteEntry.invokeExact(this, res, flags, data);
             } catch (Throwable t) {
                 PlatformDependent.throwException(t); // what recvComplete threw, unchanged
-            }
-        }
-
-        private void writeCompleteApart(int res) {
-            try {
-                writeCompleteEntry.invokeExact(this, res);
-            } catch (Throwable t) {
-                PlatformDependent.throwException(t);
             }
         }
 
@@ -710,8 +703,14 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         @Override
         public void complete(byte opcode, int res, int flags, int data) {
             switch (opcode) {
-                case IORING_OP_RECV -> recvCompleteApart(res, flags, data);
-                case IORING_OP_SEND, IORING_OP_SENDMSG -> writeCompleteApart(res);
+                case IORING_OP_RECV -> {
+                    if (data == DIRECT) {
+                        directRecvComplete(res, flags);
+                    } else {
+                        recvCompleteApart(res, flags, data);
+                    }
+                }
+                case IORING_OP_SEND, IORING_OP_SENDMSG -> writeComplete(res);
                 case IORING_OP_SEND_ZC, IORING_OP_SENDMSG_ZC -> zeroCopyComplete(res, flags, data);
                 case IORING_OP_CONNECT -> connectComplete(res);
                 case IORING_OP_POLL_ADD -> {
@@ -790,10 +789,6 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         }
 
         private void recvComplete(int res, int flags, int data) {
-            if (data == DIRECT) {
-                directRecvComplete(res, flags);
-                return;
-            }
             boolean ended = readCompleted(data, flags);
             moreWaiting = (flags & IORING_CQE_F_SOCK_NONEMPTY) != 0;
             RingwireIoRegistration r = registration;
