@@ -35,58 +35,114 @@ public final class Libc {
     private static final ThreadLocal<MemorySegment> THREAD_CAPTURE =
         ThreadLocal.withInitial(Libc::newErrnoCapture);
 
+    // Each downcall is linked when first used (a holder class per function): linking makes a stub of generated
+    // classes, about 0.5 MB of resident memory each, and a server uses fewer than half of them (session 16).
+
     // long syscall(long number, ...): variadic, so the linker must know where the variadic part starts (AL on x86_64)
-    private static final MethodHandle SYSCALL6 = downcall("syscall",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-        Linker.Option.firstVariadicArg(1), CAPTURE_ERRNO);
-    private static final MethodHandle MMAP = downcall("mmap",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), CAPTURE_ERRNO);
-    private static final MethodHandle MUNMAP = downcall("munmap",
-        FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), CAPTURE_ERRNO);
-    private static final MethodHandle CLOSE = downcall("close",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle READ = downcall("read",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
-    private static final MethodHandle WRITE = downcall("write",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
-    private static final MethodHandle EVENTFD = downcall("eventfd",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle PIPE2 = downcall("pipe2",
-        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle SOCKET = downcall("socket",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle BIND = downcall("bind",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle LISTEN = downcall("listen",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle CONNECT = downcall("connect",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle ACCEPT4 = downcall("accept4",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle SETSOCKOPT = downcall("setsockopt",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle GETSOCKOPT = downcall("getsockopt",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
-    private static final MethodHandle GETSOCKNAME = downcall("getsockname",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
-    private static final MethodHandle GETPEERNAME = downcall("getpeername",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
-    private static final MethodHandle SHUTDOWN = downcall("shutdown",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle SENDMSG = downcall("sendmsg",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle OPEN = downcall("open",
-        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2), CAPTURE_ERRNO);
-    private static final MethodHandle SETNS = downcall("setns",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle SENDFILE = downcall("sendfile",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
-    private static final MethodHandle STRERROR = downcall("strerror",
-        FunctionDescriptor.of(ADDRESS, JAVA_INT));
-    private static final MethodHandle CLOCK_GETTIME = downcall("clock_gettime",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), CAPTURE_ERRNO);
-    private static final MethodHandle PRLIMIT = downcall("prlimit",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
+    private static final class Syscall6 {
+        static final MethodHandle H = downcall("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
+            Linker.Option.firstVariadicArg(1), CAPTURE_ERRNO);
+    }
+    private static final class Mmap {
+        static final MethodHandle H = downcall("mmap",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG),
+            CAPTURE_ERRNO);
+    }
+    private static final class Munmap {
+        static final MethodHandle H = downcall("munmap",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), CAPTURE_ERRNO);
+    }
+    private static final class Close {
+        static final MethodHandle H = downcall("close",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
+    }
+    private static final class Read {
+        static final MethodHandle H = downcall("read",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
+    }
+    private static final class Write {
+        static final MethodHandle H = downcall("write",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
+    }
+    private static final class Eventfd {
+        static final MethodHandle H = downcall("eventfd",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
+    }
+    private static final class Pipe2 {
+        static final MethodHandle H = downcall("pipe2",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
+    }
+    private static final class Socket {
+        static final MethodHandle H = downcall("socket",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
+    }
+    private static final class Bind {
+        static final MethodHandle H = downcall("bind",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
+    }
+    private static final class Listen {
+        static final MethodHandle H = downcall("listen",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
+    }
+    private static final class Connect {
+        static final MethodHandle H = downcall("connect",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
+    }
+    private static final class Accept4 {
+        static final MethodHandle H = downcall("accept4",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
+    }
+    private static final class Setsockopt {
+        static final MethodHandle H = downcall("setsockopt",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
+    }
+    private static final class Getsockopt {
+        static final MethodHandle H = downcall("getsockopt",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
+    }
+    private static final class Getsockname {
+        static final MethodHandle H = downcall("getsockname",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
+    }
+    private static final class Getpeername {
+        static final MethodHandle H = downcall("getpeername",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
+    }
+    private static final class Shutdown {
+        static final MethodHandle H = downcall("shutdown",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
+    }
+    private static final class Sendmsg {
+        static final MethodHandle H = downcall("sendmsg",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
+    }
+    private static final class Open {
+        static final MethodHandle H = downcall("open",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2),
+            CAPTURE_ERRNO);
+    }
+    private static final class Setns {
+        static final MethodHandle H = downcall("setns",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
+    }
+    private static final class Sendfile {
+        static final MethodHandle H = downcall("sendfile",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
+    }
+    private static final class Strerror {
+        static final MethodHandle H = downcall("strerror",
+            FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+    private static final class ClockGettime {
+        static final MethodHandle H = downcall("clock_gettime",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), CAPTURE_ERRNO);
+    }
+    private static final class Prlimit {
+        static final MethodHandle H = downcall("prlimit",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
+    }
 
     /** {@code RLIMIT_NOFILE}: the most descriptors a process may have open. */
     public static final int RLIMIT_NOFILE = 7;
@@ -143,7 +199,7 @@ public final class Libc {
     public static long syscall(MemorySegment capture, long number, long a1, long a2, long a3, long a4, long a5,
                                long a6) {
         try {
-            long ret = (long) SYSCALL6.invokeExact(capture, number, a1, a2, a3, a4, a5, a6);
+            long ret = (long) Syscall6.H.invokeExact(capture, number, a1, a2, a3, a4, a5, a6);
             return ret == -1 ? -errno(capture) : ret;
         } catch (Throwable t) {
             throw rethrow(t);
@@ -216,7 +272,7 @@ public final class Libc {
     public static long mmap(long length, int prot, int flags, int fd, long offset) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            long ret = (long) MMAP.invokeExact(capture, 0L, length, prot, flags, fd, offset);
+            long ret = (long) Mmap.H.invokeExact(capture, 0L, length, prot, flags, fd, offset);
             return ret == -1 ? -errno(capture) : ret;
         } catch (Throwable t) {
             throw rethrow(t);
@@ -233,7 +289,7 @@ public final class Libc {
     public static int munmap(long address, long length) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) MUNMAP.invokeExact(capture, address, length), capture);
+            return result((int) Munmap.H.invokeExact(capture, address, length), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -250,7 +306,7 @@ public final class Libc {
     public static int close(int fd) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) CLOSE.invokeExact(capture, fd), capture);
+            return result((int) Close.H.invokeExact(capture, fd), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -267,7 +323,7 @@ public final class Libc {
     public static int read(int fd, MemorySegment buf, long count) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((long) READ.invokeExact(capture, fd, buf, count), capture);
+            return result((long) Read.H.invokeExact(capture, fd, buf, count), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -284,7 +340,7 @@ public final class Libc {
     public static int write(int fd, MemorySegment buf, long count) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((long) WRITE.invokeExact(capture, fd, buf, count), capture);
+            return result((long) Write.H.invokeExact(capture, fd, buf, count), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -300,7 +356,7 @@ public final class Libc {
     public static int eventfd(int initialValue, int flags) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) EVENTFD.invokeExact(capture, initialValue, flags), capture);
+            return result((int) Eventfd.H.invokeExact(capture, initialValue, flags), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -316,7 +372,7 @@ public final class Libc {
     public static int pipe2(MemorySegment fds, int flags) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) PIPE2.invokeExact(capture, fds, flags), capture);
+            return result((int) Pipe2.H.invokeExact(capture, fds, flags), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -335,7 +391,7 @@ public final class Libc {
     public static int socket(int domain, int type, int protocol) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) SOCKET.invokeExact(capture, domain, type, protocol), capture);
+            return result((int) Socket.H.invokeExact(capture, domain, type, protocol), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -352,7 +408,7 @@ public final class Libc {
     public static int bind(int fd, MemorySegment addr, int len) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) BIND.invokeExact(capture, fd, addr, len), capture);
+            return result((int) Bind.H.invokeExact(capture, fd, addr, len), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -368,7 +424,7 @@ public final class Libc {
     public static int listen(int fd, int backlog) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) LISTEN.invokeExact(capture, fd, backlog), capture);
+            return result((int) Listen.H.invokeExact(capture, fd, backlog), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -385,7 +441,7 @@ public final class Libc {
     public static int connect(int fd, MemorySegment addr, int len) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) CONNECT.invokeExact(capture, fd, addr, len), capture);
+            return result((int) Connect.H.invokeExact(capture, fd, addr, len), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -403,7 +459,7 @@ public final class Libc {
     public static int accept4(int fd, MemorySegment addr, MemorySegment lenp, int flags) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) ACCEPT4.invokeExact(capture, fd, addr, lenp, flags), capture);
+            return result((int) Accept4.H.invokeExact(capture, fd, addr, lenp, flags), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -422,7 +478,7 @@ public final class Libc {
     public static int setsockopt(int fd, int level, int name, MemorySegment value, int len) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) SETSOCKOPT.invokeExact(capture, fd, level, name, value, len), capture);
+            return result((int) Setsockopt.H.invokeExact(capture, fd, level, name, value, len), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -441,7 +497,7 @@ public final class Libc {
     public static int getsockopt(int fd, int level, int name, MemorySegment value, MemorySegment lenp) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) GETSOCKOPT.invokeExact(capture, fd, level, name, value, lenp), capture);
+            return result((int) Getsockopt.H.invokeExact(capture, fd, level, name, value, lenp), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -458,7 +514,7 @@ public final class Libc {
     public static int getsockname(int fd, MemorySegment addr, MemorySegment lenp) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) GETSOCKNAME.invokeExact(capture, fd, addr, lenp), capture);
+            return result((int) Getsockname.H.invokeExact(capture, fd, addr, lenp), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -475,7 +531,7 @@ public final class Libc {
     public static int getpeername(int fd, MemorySegment addr, MemorySegment lenp) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) GETPEERNAME.invokeExact(capture, fd, addr, lenp), capture);
+            return result((int) Getpeername.H.invokeExact(capture, fd, addr, lenp), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -491,7 +547,7 @@ public final class Libc {
     public static int shutdown(int fd, int how) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) SHUTDOWN.invokeExact(capture, fd, how), capture);
+            return result((int) Shutdown.H.invokeExact(capture, fd, how), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -509,7 +565,7 @@ public final class Libc {
     public static int sendmsg(int fd, MemorySegment msg, int flags) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((long) SENDMSG.invokeExact(capture, fd, msg, flags), capture);
+            return result((long) Sendmsg.H.invokeExact(capture, fd, msg, flags), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -525,7 +581,7 @@ public final class Libc {
     public static int open(String path, int flags) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try (Arena a = Arena.ofConfined()) {
-            return result((int) OPEN.invokeExact(capture, a.allocateFrom(path), flags, 0), capture);
+            return result((int) Open.H.invokeExact(capture, a.allocateFrom(path), flags, 0), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -542,7 +598,7 @@ public final class Libc {
     public static int setns(int fd, int nstype) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            return result((int) SETNS.invokeExact(capture, fd, nstype), capture);
+            return result((int) Setns.H.invokeExact(capture, fd, nstype), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -560,7 +616,7 @@ public final class Libc {
     public static long sendfile(int outFd, int inFd, MemorySegment offset, long count) {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
-            long ret = (long) SENDFILE.invokeExact(capture, outFd, inFd, offset, count);
+            long ret = (long) Sendfile.H.invokeExact(capture, outFd, inFd, offset, count);
             return ret < 0 ? -errno(capture) : ret;
         } catch (Throwable t) {
             throw rethrow(t);
@@ -593,7 +649,7 @@ public final class Libc {
         MemorySegment capture = THREAD_CAPTURE.get();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ts = a.allocate(16, 8);
-            int r = result((int) CLOCK_GETTIME.invokeExact(capture, clock, ts), capture);
+            int r = result((int) ClockGettime.H.invokeExact(capture, clock, ts), capture);
             return r < 0 ? r : ts.get(JAVA_LONG, 0) * 1_000_000_000L + ts.get(JAVA_LONG, 8);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -619,7 +675,7 @@ public final class Libc {
                 limit.set(JAVA_LONG, 0, soft);
                 limit.set(JAVA_LONG, 8, hard);
             }
-            return result((int) PRLIMIT.invokeExact(capture, 0, resource, limit, old), capture);
+            return result((int) Prlimit.H.invokeExact(capture, 0, resource, limit, old), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -633,7 +689,7 @@ public final class Libc {
      */
     static String strerror(int errnum) {
         try {
-            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errnum);
+            MemorySegment s = (MemorySegment) Strerror.H.invokeExact(errnum);
             return s.reinterpret(256).getString(0);
         } catch (Throwable t) {
             throw rethrow(t);
