@@ -272,7 +272,7 @@ final class Experiment {
                 m.streams() > 0 ? m.streams() / m.seconds() : Double.NaN, m.streamP99Ms(), m.sendLagP99Us(),
                 m.messages() == 0 ? Double.NaN : serverCpu * 1e6 / m.messages(), serverCpu / window, jitCpu / window,
                 m.loadgenCpuSeconds() / window, ProcessStats.peakRssKiB(pid) / 1024.0,
-                s.getOrDefault("nonHeapCommittedMiB", Double.NaN),
+                s.getOrDefault("nonHeapCommittedMiB", Double.NaN), s.getOrDefault("rssOutsideHeapMiB", Double.NaN),
                 s.getOrDefault("heapPeakMiB", Double.NaN), s.getOrDefault("directPeakMiB", Double.NaN),
                 s.getOrDefault("gcCount", Double.NaN), s.getOrDefault("gcMillis", Double.NaN),
                 m.messages() == 0 ? Double.NaN : s.getOrDefault("allocatedBytes", Double.NaN) / m.messages(),

@@ -24,6 +24,9 @@ package io.ringwire.lab;
  * @param peakRssMiB      server's peak RSS over its life (VmHWM); mostly heap pages, so also a matter of GC timing
  * @param nonHeapMiB      what the server JVM had committed outside the Java heap at the window's end (Native Memory
  *                        Tracking): code, metaspace, threads, GC structures and native buffers such as io_uring rings
+ * @param rssOutsideHeapMiB the server's resident set outside the Java heap at the window's end
+ *                        ({@code /proc/<pid>/smaps} minus the heap's mappings): what the transport, the JIT and the C
+ *                        library hold, whatever the collector's sizing
  * @param heapPeakMiB     server's peak heap in use during the window (sampled every 10 ms)
  * @param directPeakMiB   server's peak pooled direct memory (Netty's default allocator) during the window
  * @param gcCount         server's collections during the window
@@ -43,8 +46,9 @@ public record RunResult(String workload, String variant, String server, int roun
                         double offeredRate,
                         double p50Us, double p99Us, double p999Us, double maxUs, double streamsPerSec,
                         double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil,
-                        double jitUtil, double loadgenUtil, double peakRssMiB, double nonHeapMiB, double heapPeakMiB,
-                        double directPeakMiB, double gcCount, double gcMillis, double allocBytesPerMsg,
+                        double jitUtil, double loadgenUtil, double peakRssMiB, double nonHeapMiB,
+                        double rssOutsideHeapMiB, double heapPeakMiB, double directPeakMiB, double gcCount,
+                        double gcMillis, double allocBytesPerMsg,
                         double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, double bufferRingEmpty,
                         double loopIterations, long mismatches, long errors, double foreignCores) {
     /** Foreign CPU load above which a run's figures are not trusted. */

@@ -23,8 +23,9 @@ import java.util.stream.Collectors;
  * in use (sampled every 10 ms, as a monitoring tool would see it), peak pooled direct memory of Netty's default
  * allocator, GC count and time, heap bytes allocated, memory committed outside the heap (Native Memory Tracking),
  * and for Ringwire the loop counters (enters, SQEs, CQEs, writes, iovecs, recvs, bytes, buffer-ring exhaustion,
- * iterations). {@code MEMORY} answers what is live after a full collection ({@link MemorySnapshot}), for the conns
- * workload. CPU time (the process CPU clock) and RSS the lab reads from outside.
+ * iterations), and the resident set outside the Java heap. {@code MEMORY} answers what is live after a full
+ * collection ({@link MemorySnapshot}), for the conns workload. CPU time (the process CPU clock) and the peak RSS the
+ * lab reads from outside.
  */
 final class ServerStats {
     private static final long SAMPLE_MILLIS = 10;
@@ -110,6 +111,7 @@ final class ServerStats {
             - gcMillisAtReset));
         m.put("allocatedBytes", (double) (allocatedBytes() - allocatedAtReset));
         m.put("nonHeapCommittedMiB", nonHeapCommittedKiB() / 1024.0);
+        m.put("rssOutsideHeapMiB", rssOutsideHeapKiB() / 1024.0);
         m.put("heapUsedMiB", memory.getHeapMemoryUsage().getUsed() / 1048576.0);
         m.put("directUsedMiB", nettyDirect() / 1048576.0);
         m.put("bindingNativeBytes", nettyUsed ? (double) io.ringwire.uring.NativeMemory.heldBytes() : 0);
@@ -153,6 +155,81 @@ final class ServerStats {
             return Double.NaN;
         }
         return Long.parseLong(total.group(1)) - Long.parseLong(heap.group(1));
+    }
+
+    /**
+     * @return the resident set outside the Java heap, in KiB: the Rss of every mapping in {@code /proc/self/smaps}
+     *         but the heap's. Unlike the peak RSS it does not depend on how far the collector has grown and touched
+     *         the heap, and unlike Native Memory Tracking it counts what the JVM freed but the C library kept (the
+     *         compiler's arenas) and memory mapped by a binding; NaN where either cannot be read
+     */
+    static double rssOutsideHeapKiB() {
+        try {
+            Object info = ManagementFactory.getPlatformMBeanServer().invoke(
+                new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "gcHeapInfo",
+                new Object[] {new String[0]}, new String[] {String[].class.getName()});
+            long[] heap = parseHeapRange(String.valueOf(info));
+            if (heap == null) {
+                return Double.NaN;
+            }
+            return rssOutsideKiB(java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/smaps")),
+                heap[0], heap[1]);
+        } catch (javax.management.JMException | IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    private static final java.util.regex.Pattern HEAP_SPAN =
+        java.util.regex.Pattern.compile("\\[(0x[0-9a-f]+(?:, 0x[0-9a-f]+)+)\\)");
+
+    /**
+     * @param gcHeapInfo the text of {@code GC.heap_info}
+     * @return the lowest and highest address its spaces name ({@code [start, ..., end)}), or null if none
+     */
+    static long[] parseHeapRange(String gcHeapInfo) {
+        java.util.regex.Matcher m = HEAP_SPAN.matcher(gcHeapInfo);
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
+        while (m.find()) {
+            for (String a : m.group(1).split(", ")) {
+                long v = Long.parseUnsignedLong(a.substring(2), 16);
+                lo = Math.min(lo, v);
+                hi = Math.max(hi, v);
+            }
+        }
+        return lo < hi ? new long[] {lo, hi} : null;
+    }
+
+    /**
+     * @param smaps     the lines of {@code /proc/<pid>/smaps}
+     * @param heapStart first address of the Java heap
+     * @param heapEnd   first address past it
+     * @return the Rss of the mappings that do not lie within the heap, KiB
+     */
+    static long rssOutsideKiB(List<String> smaps, long heapStart, long heapEnd) {
+        long outside = 0;
+        boolean inHeap = false;
+        for (String line : smaps) {
+            int dash = line.indexOf('-');
+            int space = line.indexOf(' ');
+            if (dash > 0 && space > dash && isHex(line, 0, dash) && isHex(line, dash + 1, space)) {
+                long start = Long.parseUnsignedLong(line, 0, dash, 16);
+                long end = Long.parseUnsignedLong(line, dash + 1, space, 16);
+                inHeap = start >= heapStart && end <= heapEnd;
+            } else if (!inHeap && line.startsWith("Rss:")) {
+                outside += Long.parseLong(line.substring(4).replace("kB", "").trim());
+            }
+        }
+        return outside;
+    }
+
+    private static boolean isHex(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (Character.digit(s.charAt(i), 16) < 0) {
+                return false;
+            }
+        }
+        return to > from;
     }
 
     /** @return heap bytes allocated by every thread so far (HotSpot's per-thread TLAB accounting) */

@@ -31,7 +31,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                       double offeredRate, double p50Us, double p99Us, double p999Us, double streamsPerSec,
                       double sendLagP99Us, double cpuUsPerMsg, double cpuVsEpoll, double cpuMin, double cpuMax,
                       double cpuVsEpollLow, double cpuVsEpollHigh, double serverUtil, double jitUtil,
-                      double loadgenUtil, double peakRssMiB, double nonHeapMiB, double heapPeakMiB,
+                      double loadgenUtil, double peakRssMiB, double nonHeapMiB, double rssOutsideHeapMiB,
+                      double heapPeakMiB,
                       double directPeakMiB, double gcCount,
                       double gcMillis, double allocBytesPerMsg, double sqesPerEnter, double iovecsPerWrite,
                       double bytesPerRecv,
@@ -83,7 +84,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 cpuRatio[0], cpuRatio[1],
                 median(rs, RunResult::serverUtil), median(rs, RunResult::jitUtil), median(rs, RunResult::loadgenUtil),
                 median(rs, RunResult::peakRssMiB), median(rs, RunResult::nonHeapMiB),
-                median(rs, RunResult::heapPeakMiB),
+                median(rs, RunResult::rssOutsideHeapMiB), median(rs, RunResult::heapPeakMiB),
                 median(rs, RunResult::directPeakMiB), median(rs, RunResult::gcCount),
                 median(rs, RunResult::gcMillis), median(rs, RunResult::allocBytesPerMsg),
                 median(rs, RunResult::sqesPerEnter),
@@ -155,18 +156,20 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         StringBuilder b = new StringBuilder();
         b.append("== ").append(workload).append(" · ").append(variant).append(" ==\n");
         b.append(String.format(Locale.ROOT,
-            "%-18s %4s %11s %13s %6s %8s %8s %8s %6s %5s %5s %5s %-10s %6s %6s %6s %5s %6s %5s %4s%n",
+            "%-18s %4s %11s %13s %6s %8s %8s %8s %6s %5s %5s %5s %-10s %6s %6s %6s %6s %5s %6s %5s %4s%n",
             "server", "runs", openLoop() ? "answers/s" : "msgs/s", "min-max", "×ep", "p50 µs", "p99 µs",
-            "CPU µs/m", "×ep", "srv", "jit", "lg", "limit", "RSS", "native", "heap", "GCs", "B/msg", "n", "bad"));
+            "CPU µs/m", "×ep", "srv", "jit", "lg", "limit", "RSS", "RSS-h", "native", "heap", "GCs", "B/msg", "n",
+            "bad"));
         for (Row r : rows) {
             b.append(String.format(Locale.ROOT,
-                "%-18s %4d %,11.0f %13s %6s %,8.0f %,8.0f %8.2f %6s %5.2f %5.2f %5s %-10s %6.0f %6.0f %6.0f %5.0f "
-                    + "%6.0f %5s %4d%n",
+                "%-18s %4d %,11.0f %13s %6s %,8.0f %,8.0f %8.2f %6s %5.2f %5.2f %5s %-10s %6.0f %6.0f %6.0f %6.0f "
+                    + "%5.0f %6.0f %5s %4d%n",
                 r.server(), r.runs(), r.rate(), compact(r.rateMin()) + "-" + compact(r.rateMax()),
                 ratio(r.rateVsEpoll()),
                 r.p50Us(), r.p99Us(), r.cpuUsPerMsg(), ratio(r.cpuVsEpoll()), r.serverUtil(), r.jitUtil(),
                 Double.isNaN(r.loadgenUtil()) ? "-" : String.format(Locale.ROOT, "%.2f", r.loadgenUtil()), r.limit(),
-                r.peakRssMiB(), r.nonHeapMiB(), r.heapPeakMiB(), r.gcCount(), r.allocBytesPerMsg(),
+                r.peakRssMiB(), r.rssOutsideHeapMiB(), r.nonHeapMiB(), r.heapPeakMiB(), r.gcCount(),
+                r.allocBytesPerMsg(),
                 Double.isNaN(r.sqesPerEnter()) ? "-" : String.format(Locale.ROOT, "%.1f", r.sqesPerEnter()),
                 r.mismatches() + r.errors()));
         }

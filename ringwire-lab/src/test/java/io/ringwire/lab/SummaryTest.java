@@ -15,7 +15,7 @@ class SummaryTest {
                          long mismatches) {
         double nan = Double.NaN;
         return new RunResult(workload, "v", server, round, 2.0, rate, nan, 10, 20, 30, 40, nan, nan, nan, cpuUsPerMsg,
-            0.9, 0.01, 0.5, 100, 80, heap, 1, 0, 0, 64, server.equals("ringwire") ? 8 : nan, nan, nan, nan, nan,
+            0.9, 0.01, 0.5, 100, 80, 40, heap, 1, 0, 0, 64, server.equals("ringwire") ? 8 : nan, nan, nan, nan, nan,
             mismatches, 0, 0.01);
     }
 
@@ -23,7 +23,7 @@ class SummaryTest {
     static RunResult openLoop(String server, int round, double lagUs) {
         double nan = Double.NaN;
         return new RunResult("echo", "v", server, round, 2.0, 20_000, 20_000, 10, 20, 30, 40, nan, nan, lagUs, 17.0,
-            0.35, 0.01, 0.6, 100, 80, 30, 1, 0, 0, 64, nan, nan, nan, nan, nan, 0, 0, 0.01);
+            0.35, 0.01, 0.6, 100, 80, 40, 30, 1, 0, 0, 64, nan, nan, nan, nan, nan, 0, 0, 0.01);
     }
 
     @Test
@@ -178,6 +178,36 @@ class SummaryTest {
     }
 
     @Test
+    void shouldCountTheResidentSetOutsideTheHeap() {
+        long[] g1 = ServerStats.parseHeapRange("""
+            garbage-first heap   total reserved 1048576K, committed 1048576K, used 13966K \
+            [0x00000000c0000000, 0x0000000100000000)
+             region size 1024K, 12 young (12288K), 5 survivors (5120K)
+            """);
+        assertArrayEquals(new long[] {0xc0000000L, 0x100000000L}, g1);
+        long[] parallel = ServerStats.parseHeapRange("""
+             PSYoungGen  total 305664K, used 15729K [0x00000000eab00000, 0x0000000100000000, 0x0000000100000000)
+             ParOldGen   total 699392K, used 0K [0x00000000c0000000, 0x00000000eab00000, 0x00000000eab00000)
+            """);
+        assertArrayEquals(new long[] {0xc0000000L, 0x100000000L}, parallel,
+            "every space's bounds, lowest to highest");
+        assertEquals(null, ServerStats.parseHeapRange("no heap here"));
+        List<String> smaps = List.of(
+            "c0000000-ffe00000 rw-p 00000000 00:00 0",
+            "Size:            1046528 kB",
+            "Rss:               78852 kB",
+            "ffe00000-100000000 rw-p 00dc9000 fe:00 315633      /usr/lib/jvm/jdk/lib/server/classes.jsa",
+            "Rss:                1168 kB",
+            "7fd374000000-7fd3755d5000 rw-p 00000000 00:00 0",
+            "Rss:               17668 kB",
+            "Pss:               17668 kB",
+            "7fd3c88e3000-7fd3c996f000 r-xp 002e3000 fe:00 315638      /usr/lib/jvm/jdk/lib/server/libjvm.so",
+            "Rss:               13872 kB");
+        assertEquals(17668 + 13872, ServerStats.rssOutsideKiB(smaps, g1[0], g1[1]),
+            "the mappings inside [heap start, heap end) are left out, every other one's Rss counted once");
+    }
+
+    @Test
     void shouldReadTheMachineBusyTimeWithoutIdleIowaitOrSteal() {
         String stat = "cpu  100 2 30 5000 40 6 7 80 0 0\ncpu0 50 1 15 2500 20 3 3 40 0 0\n";
         assertEquals(100 + 2 + 30 + 6 + 7, ProcessStats.parseMachineBusyTicks(stat));
@@ -189,7 +219,7 @@ class SummaryTest {
         RunResult quiet = run("echo", "ringwire", 1, 100, 5, 1, 0);
         assertTrue(!quiet.contaminated());
         Summary s = Summary.of(List.of(quiet, new RunResult("echo", "v", "netty-epoll", 1, 2, 100, Double.NaN, 1, 1,
-            1, 1, Double.NaN, Double.NaN, Double.NaN, 6, 1, 0, 1, 1, 1, 1, 1, 0, 0, 64, Double.NaN, Double.NaN,
+            1, 1, Double.NaN, Double.NaN, Double.NaN, 6, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 64, Double.NaN, Double.NaN,
             Double.NaN, Double.NaN, Double.NaN, 0, 0, 0.5))).get(0);
         assertTrue(s.verdict().contains("1 of 2 runs had other processes using > 0.2 cores"), s.verdict());
     }

@@ -41,6 +41,8 @@ class WorkloadsEndToEndTest {
             assertFalse(Double.isNaN(r.gcCount()), r::toString);
             assertTrue(r.allocBytesPerMsg() >= 0, () -> "the server counted its heap allocation: " + r);
             assertTrue(r.nonHeapMiB() > 0, () -> "the server reported its memory outside the heap: " + r);
+            assertTrue(r.rssOutsideHeapMiB() > 0,
+                () -> "the server reported its resident set outside the heap: " + r);
             assertEquals(r.server().contains("ringwire"), !Double.isNaN(r.sqesPerEnter()),
                 () -> "Ringwire (under Netty or Vert.x), and only Ringwire, reports SQEs per enter: " + r);
         }
