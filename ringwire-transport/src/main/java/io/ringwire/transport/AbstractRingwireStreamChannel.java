@@ -949,7 +949,10 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                     stash(src, alloc);
                     return;
                 }
-                ByteBuf buf = handle.allocate(alloc);
+                // the bytes are in hand, so their count is known: a buffer of that size (the handle's guess still
+                // caps each one) holds a 128-byte message's 128 bytes of pooled memory while its echo is in flight,
+                // not the guess's 2 KiB (rpc-frontend, 2,000 connections: direct peak 1.5-3.5 -> 0.1-0.75 MiB)
+                ByteBuf buf = alloc.ioBuffer(Math.min(src.remaining(), handle.guess()));
                 int n = Math.min(src.remaining(), buf.writableBytes());
                 copy(src, srcAddress, buf, n);
                 countRead(handle, n);
