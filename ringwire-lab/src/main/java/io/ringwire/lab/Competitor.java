@@ -90,12 +90,17 @@ public enum Competitor {
      *         label no competitor has)
      */
     static String transportOf(String label) {
+        Competitor c = find(label);
+        return c == null ? label : c.transport;
+    }
+
+    private static Competitor find(String label) {
         for (Competitor c : values()) {
             if (c.label.equals(label)) {
-                return c.transport;
+                return c;
             }
         }
-        return label;
+        return null;
     }
 
     /**
@@ -104,10 +109,9 @@ public enum Competitor {
      * @throws IllegalArgumentException naming the valid labels
      */
     public static Competitor of(String label) {
-        for (Competitor c : values()) {
-            if (c.label.equals(label)) {
-                return c;
-            }
+        Competitor c = find(label);
+        if (c != null) {
+            return c;
         }
         throw new IllegalArgumentException("unknown server '" + label + "'; choose from "
             + Arrays.stream(values()).map(Competitor::label).toList());

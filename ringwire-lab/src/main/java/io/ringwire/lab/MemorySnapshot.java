@@ -59,7 +59,7 @@ record MemorySnapshot(long heapBytes, Map<String, Long> nmtKiB, Map<String, long
         return new MemorySnapshot(heap, parseNmt(diagnostic("vmNativeMemory", "summary")), classes, 0);
     }
 
-    private static String diagnostic(String operation, String... args) {
+    static String diagnostic(String operation, String... args) {
         try {
             return String.valueOf(ManagementFactory.getPlatformMBeanServer().invoke(
                 new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), operation,

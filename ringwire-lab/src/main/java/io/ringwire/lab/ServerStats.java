@@ -132,14 +132,7 @@ final class ServerStats {
      *         JVM runs without {@code -XX:NativeMemoryTracking=summary}
      */
     static double nonHeapCommittedKiB() {
-        try {
-            Object out = ManagementFactory.getPlatformMBeanServer().invoke(
-                new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "vmNativeMemory",
-                new Object[] {new String[] {"summary"}}, new String[] {String[].class.getName()});
-            return parseNonHeapKiB(String.valueOf(out));
-        } catch (javax.management.JMException | RuntimeException e) {
-            return Double.NaN;
-        }
+        return parseNonHeapKiB(MemorySnapshot.diagnostic("vmNativeMemory", "summary"));
     }
 
     /**
@@ -164,17 +157,14 @@ final class ServerStats {
      *         compiler's arenas) and memory mapped by a binding; NaN where either cannot be read
      */
     static double rssOutsideHeapKiB() {
+        long[] heap = parseHeapRange(MemorySnapshot.diagnostic("gcHeapInfo"));
+        if (heap == null) {
+            return Double.NaN;
+        }
         try {
-            Object info = ManagementFactory.getPlatformMBeanServer().invoke(
-                new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "gcHeapInfo",
-                new Object[] {new String[0]}, new String[] {String[].class.getName()});
-            long[] heap = parseHeapRange(String.valueOf(info));
-            if (heap == null) {
-                return Double.NaN;
-            }
             return rssOutsideKiB(java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/smaps")),
                 heap[0], heap[1]);
-        } catch (javax.management.JMException | IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return Double.NaN;
         }
     }
