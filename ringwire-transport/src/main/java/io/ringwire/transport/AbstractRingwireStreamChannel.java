@@ -643,7 +643,9 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
         @Override
         public void connect(SocketAddress remote, SocketAddress local, ChannelPromise promise) {
-            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+            // the promise stays cancellable, as Netty's epoll and io_uring keep it: a connect in flight is an SQE, and
+            // cancelling the promise closes the channel (the listener below), which ends the SQE
+            if (promise.isDone() || !ensureOpen(promise)) {
                 return;
             }
             try {
