@@ -73,11 +73,16 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
      * Netty's {@code DomainSocketAddress}, so they cannot share a test).
      */
     public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> domainSocket() {
-        BootstrapFactory<ServerBootstrap> server = () -> new ServerBootstrap()
-            .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerDomainSocketChannel.class);
+        BootstrapFactory<ServerBootstrap> server = domainServerSocket().get(0);
         BootstrapFactory<Bootstrap> client = () -> new Bootstrap()
             .group(RINGWIRE_WORKER).channel(RingwireDomainSocketChannel.class);
         return List.of(only(server, client));
+    }
+
+    /** A Ringwire Unix domain stream server, for the tests whose peer is a plain socket. */
+    public List<BootstrapFactory<ServerBootstrap>> domainServerSocket() {
+        return List.of(() -> new ServerBootstrap()
+            .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerDomainSocketChannel.class));
     }
 
     /** The one combination of {@code server} and {@code client} (Netty's {@code combo} would pair lists). */

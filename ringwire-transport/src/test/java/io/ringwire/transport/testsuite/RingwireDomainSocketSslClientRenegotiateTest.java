@@ -1,0 +1,22 @@
+package io.ringwire.transport.testsuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.testsuite.transport.socket.SocketSslClientRenegotiateTest;
+
+import java.net.SocketAddress;
+import java.util.List;
+
+/** Netty's SocketSslClientRenegotiateTest over Unix domain sockets. */
+class RingwireDomainSocketSslClientRenegotiateTest extends SocketSslClientRenegotiateTest {
+    @Override
+    protected SocketAddress newSocketAddress() {
+        return RingwireSocketTestPermutation.newDomainSocketAddress();
+    }
+
+    @Override
+    protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
+        return RingwireSocketTestPermutation.INSTANCE.domainSocket();
+    }
+}

@@ -1,0 +1,22 @@
+package io.ringwire.transport.testsuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.testsuite.transport.socket.SocketSslGreetingTest;
+
+import java.net.SocketAddress;
+import java.util.List;
+
+/** Netty's SocketSslGreetingTest over Unix domain sockets. */
+class RingwireDomainSocketSslGreetingTest extends SocketSslGreetingTest {
+    @Override
+    protected SocketAddress newSocketAddress() {
+        return RingwireSocketTestPermutation.newDomainSocketAddress();
+    }
+
+    @Override
+    protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
+        return RingwireSocketTestPermutation.INSTANCE.domainSocket();
+    }
+}

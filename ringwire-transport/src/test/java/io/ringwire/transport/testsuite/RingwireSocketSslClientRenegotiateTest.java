@@ -1,0 +1,15 @@
+package io.ringwire.transport.testsuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.testsuite.transport.socket.SocketSslClientRenegotiateTest;
+
+import java.util.List;
+
+class RingwireSocketSslClientRenegotiateTest extends SocketSslClientRenegotiateTest {
+    @Override
+    protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
+        return RingwireSocketTestPermutation.INSTANCE.socket();
+    }
+}
