@@ -76,7 +76,8 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             return (T) Boolean.valueOf(activeOnOpen);
         }
-        return super.getOption(option);
+        Object unix = SocketOptions.getUnixOption(fd(), option);
+        return unix != null ? (T) unix : super.getOption(option);
     }
 
     @Override
@@ -104,7 +105,7 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         } else if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             setActiveOnOpen((Boolean) value);
         } else {
-            return super.setOption(option, value);
+            return SocketOptions.setUnixOption(fd(), option, value) || super.setOption(option, value);
         }
         return true;
     }

@@ -48,7 +48,8 @@ public final class RingwireDomainDatagramChannelConfig extends DefaultChannelCon
         if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             return (T) Boolean.valueOf(activeOnOpen);
         }
-        return super.getOption(option);
+        Object unix = SocketOptions.getUnixOption(channel.fd, option);
+        return unix != null ? (T) unix : super.getOption(option);
     }
 
     @Override
@@ -61,7 +62,7 @@ public final class RingwireDomainDatagramChannelConfig extends DefaultChannelCon
         } else if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             setActiveOnOpen((Boolean) value);
         } else {
-            return super.setOption(option, value);
+            return SocketOptions.setUnixOption(channel.fd, option, value) || super.setOption(option, value);
         }
         return true;
     }

@@ -56,7 +56,8 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
         if (option == UnixChannelOption.DOMAIN_SOCKET_READ_MODE) {
             return (T) getReadMode();
         }
-        return super.getOption(option);
+        Object unix = SocketOptions.getUnixOption(channel.fd, option);
+        return unix != null ? (T) unix : super.getOption(option);
     }
 
     @Override
@@ -73,7 +74,7 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
         } else if (option == UnixChannelOption.DOMAIN_SOCKET_READ_MODE) {
             setReadMode((DomainSocketReadMode) value);
         } else {
-            return super.setOption(option, value);
+            return SocketOptions.setUnixOption(channel.fd, option, value) || super.setOption(option, value);
         }
         return true;
     }

@@ -33,7 +33,8 @@ public final class RingwireServerDomainSocketChannelConfig extends DefaultChanne
         if (option == ChannelOption.SO_BACKLOG) {
             return (T) Integer.valueOf(getBacklog());
         }
-        return super.getOption(option);
+        Object unix = SocketOptions.getUnixOption(channel.fd, option);
+        return unix != null ? (T) unix : super.getOption(option);
     }
 
     @Override
@@ -44,7 +45,7 @@ public final class RingwireServerDomainSocketChannelConfig extends DefaultChanne
         } else if (option == ChannelOption.SO_BACKLOG) {
             setBacklog((Integer) value);
         } else {
-            return super.setOption(option, value);
+            return SocketOptions.setUnixOption(channel.fd, option, value) || super.setOption(option, value);
         }
         return true;
     }

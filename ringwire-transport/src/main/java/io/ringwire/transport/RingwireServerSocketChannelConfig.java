@@ -48,7 +48,8 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
         if (option == RingwireChannelOption.SO_REUSEPORT) {
             return (T) Boolean.valueOf(SocketOptions.getBoolean(channel.fd, SOL_SOCKET, SO_REUSEPORT));
         }
-        return super.getOption(option);
+        Object unix = SocketOptions.getUnixOption(channel.fd, option);
+        return unix != null ? (T) unix : super.getOption(option);
     }
 
     @Override
@@ -66,7 +67,7 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
         } else if (option == RingwireChannelOption.SO_REUSEPORT) {
             SocketOptions.setBoolean(channel.fd, SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
         } else {
-            return super.setOption(option, value);
+            return SocketOptions.setUnixOption(channel.fd, option, value) || super.setOption(option, value);
         }
         return true;
     }

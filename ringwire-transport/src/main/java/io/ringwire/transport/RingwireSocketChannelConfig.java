@@ -122,7 +122,8 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         if (tcp >= 0) {
             return (T) Integer.valueOf(SocketOptions.get(fd(), IPPROTO_TCP, tcp));
         }
-        return super.getOption(option);
+        Object unix = SocketOptions.getUnixOption(channel.fd, option);
+        return unix != null ? (T) unix : super.getOption(option);
     }
 
     @Override
@@ -157,7 +158,7 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         } else if (tcpIntOption(option) >= 0) {
             SocketOptions.set(fd(), IPPROTO_TCP, tcpIntOption(option), (Integer) value);
         } else {
-            return super.setOption(option, value);
+            return SocketOptions.setUnixOption(channel.fd, option, value) || super.setOption(option, value);
         }
         return true;
     }
