@@ -469,6 +469,14 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
         if (inFlight(READ_MULTISHOT) && r != null && r.isValid() && cancelReadAtOnceWhenPaused()) {
             cancel(r, readOpcode(), MULTISHOT);
         }
+        readPaused();
+    }
+
+    /**
+     * Reading may have paused (autoRead off, no read() pending), or the channel joined a loop: a stream channel
+     * watches for the peer's close from here, so that it is seen without a read(). On the loop.
+     */
+    void readPaused() {
     }
 
     /**

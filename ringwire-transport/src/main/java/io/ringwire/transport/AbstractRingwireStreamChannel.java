@@ -109,6 +109,12 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     /** The last receive's CQE said more bytes were waiting in the socket (IORING_CQE_F_SOCK_NONEMPTY). */
     private boolean moreWaiting;
     private boolean eofSeen;
+    /**
+     * The peer has closed (its FIN seen while reading was paused): read on to the EOF whatever autoRead and the
+     * allocator's budget say, delivering every byte, as Netty's epoll does on EPOLLRDHUP; then the close, or the input
+     * shutdown with half-closure allowed.
+     */
+    private boolean drainingToEof;
     private boolean recvNeedsRearm;
     private IOException readError;
     private volatile boolean inputShutdown;
@@ -444,6 +450,12 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         if (fd >= 0 && fileSlot < 0) {
             fileSlot = -1 - SQES_BEFORE_FIXED_FILE;
         }
+        readPaused(); // an accepted connection with autoRead off: no read() may ever come to see the peer close
+    }
+
+    @Override
+    void readPaused() {
+        ((StreamUnsafe) unsafe()).watchForPeerCloseIfPaused();
     }
 
     @Override
@@ -748,6 +760,8 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 }
                 if (!promiseSet) {
                     close(voidPromise());
+                } else {
+                    watchForPeerCloseIfPaused(); // autoRead off and no read(): the peer's close is still seen
                 }
                 return;
             }
@@ -785,8 +799,17 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         private void rdhupComplete(int res) {
             ended(PEER_CLOSE_WATCH);
             if (res > 0 && isOpen() && !eofSeen) {
-                readPending = true; // read what is left and the EOF, as epoll does on EPOLLRDHUP
-                armRecv();
+                // read what is left and the EOF, as epoll does on EPOLLRDHUP: whatever autoRead and the budget say
+                drainingToEof = true;
+                readPending = true;
+                if (pendingInput != null) {
+                    if (!pendingInputTaskScheduled) {
+                        pendingInputTaskScheduled = true;
+                        eventLoop().execute(this::deliverPendingInput);
+                    }
+                } else {
+                    armRecv();
+                }
             }
         }
 
@@ -946,7 +969,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             RecvByteBufAllocator.ExtendedHandle handle = batchHandle();
             ChannelPipeline p = pipeline();
             while (src.hasRemaining()) {
-                if (!config.isAutoRead()
+                if (!config.isAutoRead() && !drainingToEof
                     && (messagesThisLoop == 0 ? !readPending : !handle.continueReading())) {
                     stash(src, alloc);
                     return;
@@ -958,7 +981,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 int n = Math.min(src.remaining(), buf.writableBytes());
                 copy(src, srcAddress, buf, n);
                 countRead(handle, n);
-                if (!config.isAutoRead()) {
+                if (!config.isAutoRead() && !drainingToEof) {
                     readPending = false; // this message answers the read(); the handler may ask for another
                 }
                 p.fireChannelRead(buf);
