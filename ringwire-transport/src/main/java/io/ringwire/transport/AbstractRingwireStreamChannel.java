@@ -11,6 +11,7 @@ import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.FileRegion;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.DuplexChannel;
@@ -43,6 +44,7 @@ import static io.ringwire.uring.IoUringConstants.IORING_CQE_F_SOCK_NONEMPTY;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_CONNECT;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_POLL_ADD;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_RECV;
+import static io.ringwire.uring.IoUringConstants.IORING_OP_RECVMSG;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SEND;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG_ZC;
@@ -120,6 +122,19 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
 
+    /**
+     * The messages of descriptors passed in flight (Unix domain sockets, SCM_RIGHTS), made at the first: most
+     * connections never pass one, and an idle connection should not carry their fields (issue 13).
+     */
+    private static final class Descriptors {
+        /** The message of the RECVMSG in flight that takes a descriptor; the channel owns it until the CQE. */
+        ByteBuf recv;
+        /** The message of the SENDMSG in flight that passes one; the channel owns it until the CQE. */
+        ByteBuf send;
+    }
+
+    private Descriptors descriptors;
+
     /** Bytes received but not yet delivered, because autoRead is off and the read loop's budget ran out. */
     private ByteBuf pendingInput;
     /**
@@ -141,6 +156,8 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     private FileWrite files;
     /** user_data data of the POLL_ADD that waits for socket space between two sendfile calls. */
     static final int WRITE_POLL = 1;
+    /** user_data data of the SENDMSG that passes a descriptor (a gathered write's SENDMSG has 0). */
+    static final int DESCRIPTOR = 1;
 
     private boolean pendingInputTaskScheduled;
 
@@ -375,6 +392,10 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         if (!reserveReadSqe(r)) {
             return; // nothing changed: prepareBeforeEnter() comes back here next iteration
         }
+        if (readsFileDescriptors()) {
+            armDescriptorRecv(r);
+            return;
+        }
         RingwireIoHandler h = r.handler();
         boolean direct = h.recvBuffers() == null || config.isAutoRead() && bulk || ringDry;
         if (direct && armDirectRecv(r)) {
@@ -430,7 +451,59 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
     @Override
     byte readOpcode() {
-        return IORING_OP_RECV;
+        Descriptors d = descriptors;
+        return d != null && d.recv != null ? IORING_OP_RECVMSG : IORING_OP_RECV;
+    }
+
+    /**
+     * @return whether reads take descriptors passed by the peer, not bytes (a Unix domain socket with
+     *         {@code DomainSocketReadMode.FILE_DESCRIPTORS})
+     */
+    boolean readsFileDescriptors() {
+        return false;
+    }
+
+    /**
+     * The read mode changed: a receive of the other kind in flight is cancelled, so that the next one is of the new
+     * kind (its completion re-arms). On the loop.
+     */
+    void readModeChanged() {
+        RingwireIoRegistration r = registration;
+        if (r == null || !r.isValid()) {
+            return;
+        }
+        if (inFlight(READ_MULTISHOT)) {
+            cancel(r, IORING_OP_RECV, MULTISHOT);
+        }
+        if (inFlight(READ_SINGLE)) {
+            cancel(r, readOpcode(), SINGLE);
+        }
+        if (inFlight(READ_DIRECT)) {
+            cancel(r, IORING_OP_RECV, DIRECT);
+        }
+    }
+
+    /**
+     * One RECVMSG of the one-byte message that carries a descriptor, single-shot: the peer's descriptors come one per
+     * completion, as Netty's native domain channels read them. The SQE is reserved.
+     */
+    private void armDescriptorRecv(RingwireIoRegistration r) {
+        ByteBuf buf = config.getAllocator().directBuffer(DescriptorMessage.ALLOCATION);
+        long address = nativeAddress(buf, buf.writerIndex(), DescriptorMessage.ALLOCATION);
+        if (address == 0) {
+            buf.release();
+            throw new IllegalStateException("the channel's allocator gives direct buffers without a single native "
+                + "address, to receive a descriptor into: " + config.getAllocator());
+        }
+        long msghdr = DescriptorMessage.layOut(address, -1);
+        Descriptors d = descriptors;
+        if (d == null) {
+            d = descriptors = new Descriptors();
+        }
+        d.recv = buf;
+        // named by its fd, not a fixed-file slot: passing descriptors is rare, and takes no slot
+        r.sq().prepRecvmsg(fd, msghdr, SocketConstants.MSG_CMSG_CLOEXEC, r.nextUserData(IORING_OP_RECVMSG, SINGLE));
+        started(READ_SINGLE);
     }
 
     /** @return bytes received and held for the next read() (autoRead off, or between loops); on the loop only */
@@ -724,7 +797,15 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                         recvCompleteApart(res, flags, data);
                     }
                 }
-                case IORING_OP_SEND, IORING_OP_SENDMSG -> writeComplete(res);
+                case IORING_OP_SEND -> writeComplete(res);
+                case IORING_OP_SENDMSG -> {
+                    if (data == DESCRIPTOR) {
+                        descriptorSendComplete(res);
+                    } else {
+                        writeComplete(res);
+                    }
+                }
+                case IORING_OP_RECVMSG -> descriptorRecvComplete(res, flags);
                 case IORING_OP_SEND_ZC, IORING_OP_SENDMSG_ZC -> zeroCopyComplete(res, flags, data);
                 case IORING_OP_CONNECT -> connectComplete(res);
                 case IORING_OP_POLL_ADD -> {
@@ -1174,12 +1255,20 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 r.retryNextIteration(); // the flushed bytes wait in the outbound buffer
                 return;
             }
-            if (in.current() instanceof FileRegion region) {
+            Object current = in.current();
+            if (current instanceof FileDescriptor passed) {
+                sendDescriptor(r, in, passed);
+                return;
+            }
+            if (current instanceof FileRegion region) {
                 writeFileRegion(r, in, region);
                 return;
             }
             int iovecs = gather(in);
             if (iovecs == 0) {
+                if (!in.isEmpty() && !(in.current() instanceof ByteBuf)) {
+                    doWrite(in); // empty buffers went, a FileRegion or a descriptor is next
+                }
                 return;
             }
             SubmissionQueue q = r.sq();
@@ -1436,6 +1525,94 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             if (in != null && in.current() instanceof FileRegion region && region.transferred() >= region.count()) {
                 in.remove();
             }
+        }
+
+        /**
+         * One SENDMSG of the one-byte message that passes {@code passed} (SCM_RIGHTS), as Netty's native domain
+         * channels send it; the descriptor stays the application's. The SQE is reserved.
+         */
+        private void sendDescriptor(RingwireIoRegistration r, ChannelOutboundBuffer in, FileDescriptor passed) {
+            if (!passed.isOpen()) {
+                // bad input: that write fails, the connection and the writes after it go on
+                in.remove(new IllegalArgumentException(passed + " is closed: there is no descriptor to pass"));
+                if (!in.isEmpty()) {
+                    doWrite(in);
+                }
+                return;
+            }
+            ByteBuf buf = config.getAllocator().directBuffer(DescriptorMessage.ALLOCATION);
+            long address = nativeAddress(buf, buf.writerIndex(), DescriptorMessage.ALLOCATION);
+            if (address == 0) {
+                buf.release();
+                handleWriteError(new IllegalStateException("the channel's allocator gives direct buffers without a "
+                    + "single native address, to send a descriptor from: " + config.getAllocator()));
+                return;
+            }
+            Descriptors d = descriptors;
+            if (d == null) {
+                d = descriptors = new Descriptors();
+            }
+            d.send = buf;
+            long msghdr = DescriptorMessage.layOut(address, passed.intValue());
+            r.sq().prepSendmsg(fd, msghdr, SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SENDMSG, DESCRIPTOR));
+            startedWrite(IORING_OP_SENDMSG, DESCRIPTOR);
+            r.handler().counters().writes++;
+        }
+
+        private void descriptorSendComplete(int res) {
+            ended(WRITE);
+            Descriptors d = descriptors;
+            d.send.release();
+            d.send = null;
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (res > 0 && in != null) {
+                in.remove(); // the descriptor is the peer's too now
+                if (!in.isEmpty()) {
+                    doWrite(in);
+                }
+            } else if (res == 0 && in != null) {
+                doWrite(in); // nothing taken: again
+            } else if (res < 0 && res != -Errno.ECANCELED && in != null) {
+                handleWriteError(new NativeIoException("sendmsg(SCM_RIGHTS)", res));
+            }
+        }
+
+        /** A descriptor the peer passed came (or its EOF, or an error): it goes up the pipeline. */
+        private void descriptorRecvComplete(int res, int flags) {
+            readCompleted(SINGLE, flags);
+            Descriptors d = descriptors;
+            ByteBuf buf = d.recv;
+            d.recv = null;
+            RingwireIoRegistration r = registration;
+            try {
+                if (res > 0) {
+                    long msghdr = DescriptorMessage.at(nativeAddress(buf, buf.writerIndex(),
+                        DescriptorMessage.ALLOCATION));
+                    int received = DescriptorMessage.receivedFd(msghdr);
+                    if (DescriptorMessage.truncated(msghdr)) {
+                        logger.debug("{}: the peer passed more than one descriptor in one message; the kernel "
+                            + "closed those past the first", AbstractRingwireStreamChannel.this);
+                    }
+                    if (received >= 0 && isOpen()) {
+                        RecvByteBufAllocator.ExtendedHandle handle = batchHandle();
+                        countRead(handle, 1);
+                        if (!config.isAutoRead() && !drainingToEof) {
+                            readPending = false;
+                        }
+                        pipeline().fireChannelRead(new DescriptorMessage.Received(received));
+                    } else if (received >= 0) {
+                        Libc.close(received); // the channel closed while it came: nobody to own it
+                    } // else a byte without a descriptor: consumed, as Netty's native channels do
+                } else if (res == 0) {
+                    eofSeen = true;
+                } else if (res != -Errno.ECANCELED) {
+                    readError = new NativeIoException("recvmsg(SCM_RIGHTS)", res);
+                }
+            } finally {
+                buf.release();
+            }
+            recvNeedsRearm = true;
+            readDone(r, true);
         }
 
         private void writeComplete(int res) {

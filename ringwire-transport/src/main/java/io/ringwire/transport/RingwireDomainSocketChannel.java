@@ -2,6 +2,8 @@ package io.ringwire.transport;
 
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.unix.DomainSocketChannel;
+import io.netty.channel.unix.DomainSocketReadMode;
+import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.PeerCredentials;
 import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.SockAddr;
@@ -15,7 +17,10 @@ import java.net.SocketAddress;
  * A Unix domain stream connection on io_uring: the same reads (multishot RECV from the loop's buffer ring, direct
  * receives for bulk streams), gathered writes and half-closure as {@link RingwireSocketChannel}. Addresses are
  * Netty's {@link DomainSocketAddress} (a path, or an abstract name starting with NUL); the JDK's
- * {@link java.net.UnixDomainSocketAddress} is taken too. Reads bytes only: passing descriptors is not supported yet.
+ * {@link java.net.UnixDomainSocketAddress} is taken too. Passes file descriptors as Netty's native domain channels do:
+ * a {@link FileDescriptor} written goes to the peer (SCM_RIGHTS, with one byte), and with
+ * {@code DomainSocketReadMode.FILE_DESCRIPTORS} each descriptor the peer passes is read as a {@link FileDescriptor},
+ * which the application closes.
  */
 public final class RingwireDomainSocketChannel extends AbstractRingwireStreamChannel implements DomainSocketChannel {
     private final RingwireDomainSocketChannelConfig domainConfig;
@@ -52,6 +57,19 @@ public final class RingwireDomainSocketChannel extends AbstractRingwireStreamCha
      */
     public PeerCredentials peerCredentials() throws IOException {
         return DomainSockets.peerCredentials(fd);
+    }
+
+    @Override
+    boolean readsFileDescriptors() {
+        return domainConfig.getReadMode() == DomainSocketReadMode.FILE_DESCRIPTORS;
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        if (msg instanceof FileDescriptor) {
+            return msg;
+        }
+        return super.filterOutboundMessage(msg);
     }
 
     @Override

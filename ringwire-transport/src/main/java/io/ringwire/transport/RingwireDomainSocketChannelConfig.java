@@ -10,6 +10,7 @@ import io.netty.channel.socket.DuplexChannelConfig;
 import io.netty.channel.unix.DomainSocketChannelConfig;
 import io.netty.channel.unix.DomainSocketReadMode;
 import io.netty.channel.unix.UnixChannelOption;
+import io.netty.util.internal.ObjectUtil;
 
 import java.util.Map;
 
@@ -19,13 +20,14 @@ import static io.ringwire.uring.SocketConstants.SO_RCVBUF;
 import static io.ringwire.uring.SocketConstants.SO_SNDBUF;
 
 /**
- * Options of a {@link RingwireDomainSocketChannel}. Only {@link DomainSocketReadMode#BYTES} is supported: passing file
- * descriptors (SCM_RIGHTS) is not implemented, and asking for it fails at once rather than later.
+ * Options of a {@link RingwireDomainSocketChannel}, among them {@link UnixChannelOption#DOMAIN_SOCKET_READ_MODE}:
+ * bytes, or the file descriptors the peer passes.
  */
 public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfig
     implements DomainSocketChannelConfig, DuplexChannelConfig {
     private final RingwireDomainSocketChannel channel;
     private volatile boolean allowHalfClosure;
+    private volatile DomainSocketReadMode readMode = DomainSocketReadMode.BYTES;
 
     RingwireDomainSocketChannelConfig(RingwireDomainSocketChannel channel) {
         super(channel);
@@ -128,14 +130,24 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
 
     @Override
     public DomainSocketReadMode getReadMode() {
-        return DomainSocketReadMode.BYTES;
+        return readMode;
     }
 
+    /**
+     * Whether reads take bytes or the descriptors the peer passes. Changed while reading, a receive of the other
+     * kind in flight is cancelled and the next one is of the new kind; bytes a receive already took still come as
+     * bytes, as with Netty's native channels, which read in whichever mode is set when the socket is ready.
+     */
     @Override
     public RingwireDomainSocketChannelConfig setReadMode(DomainSocketReadMode mode) {
-        if (mode != DomainSocketReadMode.BYTES) {
-            throw new UnsupportedOperationException("Ringwire's domain socket channel reads bytes only: passing "
-                + "file descriptors (DomainSocketReadMode." + mode + ", SCM_RIGHTS) is not supported yet");
+        DomainSocketReadMode old = readMode;
+        readMode = ObjectUtil.checkNotNull(mode, "mode");
+        if (old != mode && channel.isRegistered()) {
+            if (channel.eventLoop().inEventLoop()) {
+                channel.readModeChanged();
+            } else {
+                channel.eventLoop().execute(channel::readModeChanged);
+            }
         }
         return this;
     }

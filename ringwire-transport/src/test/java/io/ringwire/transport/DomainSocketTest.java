@@ -10,9 +10,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.unix.DomainSocketAddress;
-import io.netty.channel.unix.DomainSocketReadMode;
 import io.netty.channel.unix.PeerCredentials;
-import io.netty.channel.unix.UnixChannelOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,7 +23,6 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -155,12 +152,6 @@ class DomainSocketTest extends OneLoopTestBase {
         RingwireDomainSocketChannel ch = new RingwireDomainSocketChannel();
         group.register(ch).syncUninterruptibly();
         try {
-            UnsupportedOperationException fds = assertThrows(UnsupportedOperationException.class,
-                () -> ch.config().setOption(UnixChannelOption.DOMAIN_SOCKET_READ_MODE,
-                    DomainSocketReadMode.FILE_DESCRIPTORS));
-            assertTrue(fds.getMessage().contains("SCM_RIGHTS"), fds.getMessage());
-            assertEquals(DomainSocketReadMode.BYTES, ch.config().getReadMode());
-
             String tooLong = dir.resolve("x".repeat(120)).toString();
             Throwable bind = new Bootstrap().group(group).channel(RingwireDomainSocketChannel.class)
                 .handler(new ChannelInboundHandlerAdapter())

@@ -65,10 +65,16 @@ public final class SocketConstants {
     public static final int SHUT_RDWR = 2;
 
     public static final int MSG_PEEK = 0x2;
+    /** recvmsg: the control buffer was too small, control data (e.g. passed descriptors) dropped. */
+    public static final int MSG_CTRUNC = 0x8;
     public static final int MSG_TRUNC = 0x20;
     public static final int MSG_DONTWAIT = 0x40;
     public static final int MSG_WAITALL = 0x100;
     public static final int MSG_NOSIGNAL = 0x4000;
+    /** recvmsg: descriptors received with SCM_RIGHTS are close-on-exec. */
+    public static final int MSG_CMSG_CLOEXEC = 0x40000000;
+    /** cmsg_type (level SOL_SOCKET) of descriptors passed over a Unix domain socket. */
+    public static final int SCM_RIGHTS = 1;
 
     public static final int POLLIN = 0x1;
     public static final int POLLPRI = 0x2;

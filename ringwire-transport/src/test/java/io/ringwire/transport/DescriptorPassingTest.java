@@ -1,0 +1,277 @@
+package io.ringwire.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.unix.DomainSocketReadMode;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.channel.unix.UnixChannelOption;
+import io.ringwire.uring.Libc;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Passing file descriptors over a Unix domain stream socket (SCM_RIGHTS), as Netty's native domain channels do: a
+ * {@link FileDescriptor} written goes to the peer, and a channel in {@link DomainSocketReadMode#FILE_DESCRIPTORS}
+ * reads each one passed as a {@link FileDescriptor} of its own process; switched back to bytes, it reads bytes.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DescriptorPassingTest extends OneLoopTestBase {
+    private static final int O_RDONLY_CLOEXEC = 0x80000;
+
+    @TempDir
+    Path dir;
+
+    /** A server whose every connection runs {@code onActive} with its context. */
+    private Channel server(DomainSocketAddress address, Consumer<ChannelHandlerContext> onActive) {
+        return new ServerBootstrap().group(group).channel(RingwireServerDomainSocketChannel.class)
+            .childHandler(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelActive(ChannelHandlerContext ctx) {
+                    onActive.accept(ctx);
+                }
+            }).bind(address).syncUninterruptibly().channel();
+    }
+
+    /** Netty's IoUringDomainSocketFdTest: a descriptor, then bytes, read by one channel that changes its mode. */
+    @Test
+    void aDescriptorThenBytesWithTheReadModeSwitchedBetween() throws Exception {
+        DomainSocketAddress address = new DomainSocketAddress(dir.resolve("fd.sock").toFile());
+        String expected = "Hello World";
+        CompletableFuture<FileDescriptor> fdCame = new CompletableFuture<>();
+        CompletableFuture<String> bytesCame = new CompletableFuture<>();
+        List<RingwireDomainSocketChannel> passed = new CopyOnWriteArrayList<>();
+        Channel server = server(address, ctx -> {
+            RingwireDomainSocketChannel ch = new RingwireDomainSocketChannel();
+            passed.add(ch);
+            ctx.writeAndFlush(ch.fd()).addListener(f -> {
+                if (!f.isSuccess()) {
+                    fdCame.completeExceptionally(f.cause());
+                    return;
+                }
+                ctx.writeAndFlush(Unpooled.copiedBuffer(expected, StandardCharsets.UTF_8));
+            });
+        });
+        Channel client = null;
+        try {
+            client = new Bootstrap().group(group).channel(RingwireDomainSocketChannel.class)
+                .option(UnixChannelOption.DOMAIN_SOCKET_READ_MODE, DomainSocketReadMode.FILE_DESCRIPTORS)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    private final StringBuilder got = new StringBuilder();
+
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        if (msg instanceof FileDescriptor fd) {
+                            fdCame.complete(fd);
+                            ctx.channel().config().setOption(UnixChannelOption.DOMAIN_SOCKET_READ_MODE,
+                                DomainSocketReadMode.BYTES);
+                        } else {
+                            ByteBuf b = (ByteBuf) msg;
+                            got.append(b.toString(StandardCharsets.UTF_8));
+                            b.release();
+                            if (got.length() >= expected.length()) {
+                                bytesCame.complete(got.toString());
+                            }
+                        }
+                    }
+
+                    @Override
+                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                        fdCame.completeExceptionally(cause);
+                        bytesCame.completeExceptionally(cause);
+                    }
+                }).connect(address).sync().channel();
+
+            FileDescriptor fd = fdCame.get(10, TimeUnit.SECONDS);
+            assertTrue(fd.isOpen());
+            assertNotEquals(0, fd.intValue());
+            assertNotEquals(passed.get(0).fd().intValue(), fd.intValue(), "a new number in this process's table");
+            fd.close();
+            assertFalse(fd.isOpen());
+            assertEquals(expected, bytesCame.get(10, TimeUnit.SECONDS));
+        } finally {
+            if (client != null) {
+                client.close().sync();
+            }
+            server.close().sync();
+            for (RingwireDomainSocketChannel ch : passed) {
+                ch.unsafe().closeForcibly();
+            }
+        }
+    }
+
+    /**
+     * A file's descriptor passed twice: each one received reads the file, so it is the same open file; the reader
+     * then stays in descriptor mode with a receive in flight and is closed (its buffer comes back: the leak detector
+     * watches the module).
+     */
+    @Test
+    void aFilePassedIsTheSameFileAtTheOtherEnd() throws Exception {
+        DomainSocketAddress address = new DomainSocketAddress(dir.resolve("file.sock").toFile());
+        Path file = Files.writeString(dir.resolve("passed.txt"), "the passed file's bytes");
+        int fileFd = Libc.open(file.toString(), O_RDONLY_CLOEXEC);
+        assertTrue(fileFd >= 0, "open: " + fileFd);
+        FileDescriptor toPass = new DescriptorMessage.Received(fileFd);
+        List<FileDescriptor> received = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> both = new CompletableFuture<>();
+        CompletableFuture<ChannelFuture> sent = new CompletableFuture<>();
+        Channel server = server(address, ctx -> {
+            ctx.write(toPass);
+            sent.complete(ctx.writeAndFlush(toPass));
+        });
+        Channel client = null;
+        try {
+            client = new Bootstrap().group(group).channel(RingwireDomainSocketChannel.class)
+                .option(UnixChannelOption.DOMAIN_SOCKET_READ_MODE, DomainSocketReadMode.FILE_DESCRIPTORS)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        received.add((FileDescriptor) msg);
+                        if (received.size() == 2) {
+                            both.complete(null);
+                        }
+                    }
+                }).connect(address).sync().channel();
+            assertTrue(sent.get(10, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS));
+            assertTrue(sent.get().isSuccess(), String.valueOf(sent.get().cause()));
+            both.get(10, TimeUnit.SECONDS);
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment b = arena.allocate(64);
+                int n = Libc.read(received.get(0).intValue(), b, 9);
+                assertEquals("the passe", new String(b.asSlice(0, n).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                    StandardCharsets.US_ASCII));
+                // both descriptors share the open file, and with it its offset
+                n = Libc.read(received.get(1).intValue(), b, 64);
+                assertEquals("d file's bytes", new String(b.asSlice(0, n).toArray(
+                    java.lang.foreign.ValueLayout.JAVA_BYTE), StandardCharsets.US_ASCII));
+            }
+            assertTrue(toPass.isOpen(), "the sender's descriptor stays the sender's");
+        } finally {
+            for (FileDescriptor fd : received) {
+                fd.close();
+            }
+            toPass.close();
+            if (client != null) {
+                client.close().sync();
+            }
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aClosedDescriptorFailsItsWriteAloneAndTheConnectionGoesOn() throws Exception {
+        DomainSocketAddress address = new DomainSocketAddress(dir.resolve("closed.sock").toFile());
+        Path file = Files.writeString(dir.resolve("closed.txt"), "x");
+        int fileFd = Libc.open(file.toString(), O_RDONLY_CLOEXEC);
+        FileDescriptor closed = new DescriptorMessage.Received(fileFd);
+        closed.close();
+        CompletableFuture<ChannelFuture> sent = new CompletableFuture<>();
+        Channel server = server(address, ctx -> {
+            sent.complete(ctx.write(closed));
+            ctx.writeAndFlush(Unpooled.copiedBuffer("after", StandardCharsets.US_ASCII));
+        });
+        CompletableFuture<String> after = new CompletableFuture<>();
+        Channel client = null;
+        try {
+            client = new Bootstrap().group(group).channel(RingwireDomainSocketChannel.class)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ByteBuf b = (ByteBuf) msg;
+                        after.complete(b.toString(StandardCharsets.US_ASCII));
+                        b.release();
+                    }
+                }).connect(address).sync().channel();
+            ChannelFuture f = sent.get(10, TimeUnit.SECONDS);
+            assertTrue(f.await(10, TimeUnit.SECONDS));
+            assertTrue(f.cause() instanceof IllegalArgumentException && f.cause().getMessage().contains("closed"),
+                String.valueOf(f.cause()));
+            assertEquals("after", after.get(10, TimeUnit.SECONDS), "the write after it still goes");
+            assertTrue(f.channel().isActive(), "and the connection stays");
+        } finally {
+            if (client != null) {
+                client.close().sync();
+            }
+            server.close().sync();
+        }
+    }
+
+    /**
+     * A channel reading bytes (its multishot receive armed) switched to descriptors: the receive is cancelled, and
+     * the descriptor passed afterwards comes as one, not as its carrier byte.
+     */
+    @Test
+    void switchedToDescriptorsWhileABytesReceiveIsArmed() throws Exception {
+        DomainSocketAddress address = new DomainSocketAddress(dir.resolve("switch.sock").toFile());
+        Path file = Files.writeString(dir.resolve("switch.txt"), "x");
+        FileDescriptor toPass = new DescriptorMessage.Received(Libc.open(file.toString(), O_RDONLY_CLOEXEC));
+        CompletableFuture<ChannelHandlerContext> serverSide = new CompletableFuture<>();
+        Channel server = server(address, serverSide::complete);
+        CompletableFuture<Object> came = new CompletableFuture<>();
+        Channel client = null;
+        try {
+            client = new Bootstrap().group(group).channel(RingwireDomainSocketChannel.class)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        came.complete(msg);
+                    }
+                }).connect(address).sync().channel();
+            ChannelHandlerContext peer = serverSide.get(10, TimeUnit.SECONDS);
+            Channel c = client;
+            c.eventLoop().submit(() -> c.config().setOption(UnixChannelOption.DOMAIN_SOCKET_READ_MODE,
+                DomainSocketReadMode.FILE_DESCRIPTORS)).sync();
+            c.eventLoop().submit(() -> { }).sync(); // an iteration later: the cancel went with its enter
+            assertTrue(peer.writeAndFlush(toPass).await(10, TimeUnit.SECONDS));
+            Object msg = came.get(10, TimeUnit.SECONDS);
+            assertTrue(msg instanceof FileDescriptor, String.valueOf(msg));
+            ((FileDescriptor) msg).close();
+        } finally {
+            toPass.close();
+            if (client != null) {
+                client.close().sync();
+            }
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void theReadModeIsAnOption() throws Exception {
+        RingwireDomainSocketChannel ch = new RingwireDomainSocketChannel();
+        group.register(ch).sync();
+        try {
+            assertEquals(DomainSocketReadMode.BYTES, ch.config().getOption(UnixChannelOption.DOMAIN_SOCKET_READ_MODE));
+            assertTrue(ch.config().setOption(UnixChannelOption.DOMAIN_SOCKET_READ_MODE,
+                DomainSocketReadMode.FILE_DESCRIPTORS));
+            assertEquals(DomainSocketReadMode.FILE_DESCRIPTORS, ch.config().getReadMode());
+            assertThrows(NullPointerException.class, () -> ch.config().setReadMode(null));
+            assertEquals(DomainSocketReadMode.FILE_DESCRIPTORS, ch.config().getReadMode());
+        } finally {
+            ch.close().sync();
+        }
+    }
+}
