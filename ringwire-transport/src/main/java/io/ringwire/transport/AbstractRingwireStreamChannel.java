@@ -1235,8 +1235,24 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 while (in.current() instanceof ByteBuf b && !b.isReadable()) {
                     in.remove();
                 }
+                if (!in.isEmpty() && !(in.current() instanceof ByteBuf)) {
+                    registration.prepareBeforeEnter(); // a FileRegion or a descriptor came after them: its turn
+                }
             }
             return n;
+        }
+
+        /**
+         * Writes the outbound buffer's first message when it is not bytes: a FileRegion, or a descriptor to pass (the
+         * outbound filter lets nothing else in). Kept out of {@link #prepareBeforeEnter}, which C2 inlines into the
+         * flush only while its bytecode stays under 325 bytes ({@code FreqInlineSize}).
+         */
+        private void writeNotBytes(RingwireIoRegistration r, ChannelOutboundBuffer in, Object current) {
+            if (current instanceof FileDescriptor passed) {
+                sendDescriptor(r, in, passed);
+            } else {
+                writeFileRegion(r, in, (FileRegion) current);
+            }
         }
 
         @Override
@@ -1256,19 +1272,12 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 return;
             }
             Object current = in.current();
-            if (current instanceof FileDescriptor passed) {
-                sendDescriptor(r, in, passed);
-                return;
-            }
-            if (current instanceof FileRegion region) {
-                writeFileRegion(r, in, region);
+            if (!(current instanceof ByteBuf)) {
+                writeNotBytes(r, in, current);
                 return;
             }
             int iovecs = gather(in);
             if (iovecs == 0) {
-                if (!in.isEmpty() && !(in.current() instanceof ByteBuf)) {
-                    doWrite(in); // empty buffers went, a FileRegion or a descriptor is next
-                }
                 return;
             }
             SubmissionQueue q = r.sq();

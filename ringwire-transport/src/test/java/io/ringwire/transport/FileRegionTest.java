@@ -1,6 +1,7 @@
 package io.ringwire.transport;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -116,6 +117,20 @@ class FileRegionTest extends OneLoopTestBase {
         assertEquals(0, group.next().submit(counters::fileRegionCopiedBytes).get() - copiedBefore, "none copied");
         assertEquals(fdsBefore, TrackingEcho.openFdsBackTo(fdsBefore),
             "the file's descriptor and the sockets were closed");
+    }
+
+    @Test
+    void aRegionAfterAnEmptyBufferInTheSameFlushIsWritten() throws Exception {
+        // an HTTP encoder writes empty buffers: with nothing readable to gather, the region after them still goes
+        // (it used to wait for the next flush)
+        byte[] content = random(SIZE);
+        File f = file(content);
+        Object[] r = serve(ch -> {
+            ch.write(Unpooled.EMPTY_BUFFER);
+            return new DefaultFileRegion(f, 0, SIZE);
+        }, SIZE);
+        assertTrue(((ChannelFuture) r[1]).isSuccess(), () -> String.valueOf(((ChannelFuture) r[1]).cause()));
+        assertArrayEquals(content, (byte[]) r[0], "every byte");
     }
 
     @Test
