@@ -1570,6 +1570,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
         private void descriptorSendComplete(int res) {
             ended(WRITE);
+            releaseHeldForKernel(); // a close while it was in flight held the flushed messages after it
             Descriptors d = descriptors;
             d.send.release();
             d.send = null;
