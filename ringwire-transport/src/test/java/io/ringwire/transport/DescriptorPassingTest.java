@@ -57,6 +57,22 @@ class DescriptorPassingTest extends OneLoopTestBase {
             }).bind(address).syncUninterruptibly().channel();
     }
 
+    /** @return a descriptor of a new file {@code name} holding {@code content}, open for reading */
+    private FileDescriptor fileDescriptor(String name, String content) throws Exception {
+        Path file = Files.writeString(dir.resolve(name), content);
+        int fd = Libc.open(file.toString(), O_RDONLY_CLOEXEC);
+        assertTrue(fd >= 0, "open: " + fd);
+        return new DescriptorMessage.Received(fd);
+    }
+
+    /** Closes the client (if it connected), then the server. */
+    private static void close(Channel client, Channel server) throws InterruptedException {
+        if (client != null) {
+            client.close().sync();
+        }
+        server.close().sync();
+    }
+
     /** Netty's IoUringDomainSocketFdTest: a descriptor, then bytes, read by one channel that changes its mode. */
     @Test
     void aDescriptorThenBytesWithTheReadModeSwitchedBetween() throws Exception {
@@ -114,10 +130,7 @@ class DescriptorPassingTest extends OneLoopTestBase {
             assertFalse(fd.isOpen());
             assertEquals(expected, bytesCame.get(10, TimeUnit.SECONDS));
         } finally {
-            if (client != null) {
-                client.close().sync();
-            }
-            server.close().sync();
+            close(client, server);
             for (RingwireDomainSocketChannel ch : passed) {
                 ch.unsafe().closeForcibly();
             }
@@ -132,10 +145,7 @@ class DescriptorPassingTest extends OneLoopTestBase {
     @Test
     void aFilePassedIsTheSameFileAtTheOtherEnd() throws Exception {
         DomainSocketAddress address = new DomainSocketAddress(dir.resolve("file.sock").toFile());
-        Path file = Files.writeString(dir.resolve("passed.txt"), "the passed file's bytes");
-        int fileFd = Libc.open(file.toString(), O_RDONLY_CLOEXEC);
-        assertTrue(fileFd >= 0, "open: " + fileFd);
-        FileDescriptor toPass = new DescriptorMessage.Received(fileFd);
+        FileDescriptor toPass = fileDescriptor("passed.txt", "the passed file's bytes");
         List<FileDescriptor> received = new CopyOnWriteArrayList<>();
         CompletableFuture<Void> both = new CompletableFuture<>();
         CompletableFuture<ChannelFuture> sent = new CompletableFuture<>();
@@ -175,19 +185,14 @@ class DescriptorPassingTest extends OneLoopTestBase {
                 fd.close();
             }
             toPass.close();
-            if (client != null) {
-                client.close().sync();
-            }
-            server.close().sync();
+            close(client, server);
         }
     }
 
     @Test
     void aClosedDescriptorFailsItsWriteAloneAndTheConnectionGoesOn() throws Exception {
         DomainSocketAddress address = new DomainSocketAddress(dir.resolve("closed.sock").toFile());
-        Path file = Files.writeString(dir.resolve("closed.txt"), "x");
-        int fileFd = Libc.open(file.toString(), O_RDONLY_CLOEXEC);
-        FileDescriptor closed = new DescriptorMessage.Received(fileFd);
+        FileDescriptor closed = fileDescriptor("closed.txt", "x");
         closed.close();
         CompletableFuture<ChannelFuture> sent = new CompletableFuture<>();
         Channel server = server(address, ctx -> {
@@ -213,10 +218,7 @@ class DescriptorPassingTest extends OneLoopTestBase {
             assertEquals("after", after.get(10, TimeUnit.SECONDS), "the write after it still goes");
             assertTrue(f.channel().isActive(), "and the connection stays");
         } finally {
-            if (client != null) {
-                client.close().sync();
-            }
-            server.close().sync();
+            close(client, server);
         }
     }
 
@@ -227,8 +229,7 @@ class DescriptorPassingTest extends OneLoopTestBase {
     @Test
     void switchedToDescriptorsWhileABytesReceiveIsArmed() throws Exception {
         DomainSocketAddress address = new DomainSocketAddress(dir.resolve("switch.sock").toFile());
-        Path file = Files.writeString(dir.resolve("switch.txt"), "x");
-        FileDescriptor toPass = new DescriptorMessage.Received(Libc.open(file.toString(), O_RDONLY_CLOEXEC));
+        FileDescriptor toPass = fileDescriptor("switch.txt", "x");
         CompletableFuture<ChannelHandlerContext> serverSide = new CompletableFuture<>();
         Channel server = server(address, serverSide::complete);
         CompletableFuture<Object> came = new CompletableFuture<>();
@@ -252,10 +253,7 @@ class DescriptorPassingTest extends OneLoopTestBase {
             ((FileDescriptor) msg).close();
         } finally {
             toPass.close();
-            if (client != null) {
-                client.close().sync();
-            }
-            server.close().sync();
+            close(client, server);
         }
     }
 
