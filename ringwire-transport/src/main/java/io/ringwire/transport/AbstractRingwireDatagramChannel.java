@@ -448,8 +448,44 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         @Override
         protected void close(ChannelPromise promise, Throwable cause, java.nio.channels.ClosedChannelException
             closeCause) {
+            if (sendsInFlight == 0 && isOpen() && eventLoop().inEventLoop()) {
+                sendFlushedNow();
+            }
             holdBatchForKernel();
             super.close(promise, cause, closeCause);
+        }
+
+        /**
+         * The channel closes with datagrams flushed but not yet handed to the kernel (their SENDMSGs would be
+         * prepared just before the loop's next enter): they go now, in order, each with one sendmsg(2), until the
+         * socket refuses one (EAGAIN); what is left fails as closed. Netty's epoll sends them inside flush(), so a
+         * datagram flushed just before close() is not dropped there either.
+         */
+        private void sendFlushedNow() {
+            ChannelOutboundBuffer in = outboundBuffer();
+            RingwireIoRegistration r = registration;
+            if (in == null || r == null || fd < 0 || closingOffLoop) {
+                return;
+            }
+            RingwireIoHandler h = r.handler();
+            while (!in.isEmpty()) {
+                int size = sendSize(in.current());
+                if (size > h.scratchRemaining()) {
+                    return;
+                }
+                long region = h.scratch(size);
+                layOutSend(h, in.current(), region);
+                MemorySegment s = h.scratchSegment();
+                int res = Libc.sendmsg(fd, s.asSlice(region - s.address(), MSGHDR_SIZE),
+                    SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT);
+                h.scratchGiveBack(region, size, 0);
+                if (res < 0) {
+                    return;
+                }
+                h.counters().writes++;
+                h.counters().writeBytes += res;
+                in.remove();
+            }
         }
 
         private void holdBatchForKernel() {
@@ -490,26 +526,56 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             if (preparing == MAX_SENDS) {
                 return false;
             }
-            ByteBuf content;
-            SocketAddress recipient;
-            if (msg instanceof AddressedEnvelope<?, ?> e) {
-                content = (ByteBuf) e.content();
-                recipient = e.recipient();
-            } else {
-                content = (ByteBuf) msg;
-                recipient = null;
-            }
             RingwireIoRegistration r = preparingFor;
             RingwireIoHandler h = r.handler();
-            int readable = content.readableBytes();
-            long single = nativeAddress(content, content.readerIndex(), readable);
-            ByteBuffer[] parts = single != 0 || readable == 0 ? null : content.nioBuffers();
-            int iovecs = parts == null ? 1 : parts.length;
-            int size = MSGHDR_SIZE + SockAddr.STORAGE_SIZE + 16 * iovecs;
+            int size = sendSize(msg);
             if (size > h.scratchRemaining() || !r.reserveSqe()) {
                 return false; // next iteration
             }
             long region = h.scratch(size);
+            int iovecs = layOutSend(h, msg, region);
+            SubmissionQueue q = r.sq();
+            int slot = preparing++;
+            boolean linked = linkedSends();
+            long sqe = q.prepSendmsg(fd, region, SocketConstants.MSG_NOSIGNAL
+                | (linked ? SocketConstants.MSG_DONTWAIT : 0), r.nextUserData(IORING_OP_SENDMSG, slot));
+            if (linked) {
+                if (lastSendSqe >= 0) {
+                    q.addFlags(lastSendSqe, IoUringConstants.IOSQE_IO_LINK);
+                }
+                lastSendSqe = sqe;
+            }
+            sendsInFlight |= 1L << slot;
+            RingwireCounters c = h.counters();
+            c.writes++;
+            c.writeIovecs += iovecs;
+            return true;
+        }
+
+        private static ByteBuf content(Object msg) {
+            return msg instanceof AddressedEnvelope<?, ?> e ? (ByteBuf) e.content() : (ByteBuf) msg;
+        }
+
+        /** @return the scratch bytes {@link #layOutSend} takes for {@code msg} */
+        private static int sendSize(Object msg) {
+            // at least as many iovecs as layOutSend writes: one for bytes in one piece of native memory, else one
+            // per NIO view of the readable bytes (never more than the buffer's nioBufferCount)
+            return MSGHDR_SIZE + SockAddr.STORAGE_SIZE + 16 * Math.max(1, content(msg).nioBufferCount());
+        }
+
+        /**
+         * Lays out the msghdr, address and iovecs of one flushed datagram at {@code region} ({@link #sendSize} bytes
+         * of the loop's scratch space).
+         *
+         * @return the iovecs
+         */
+        private int layOutSend(RingwireIoHandler h, Object msg, long region) {
+            ByteBuf content = content(msg);
+            SocketAddress recipient = msg instanceof AddressedEnvelope<?, ?> e ? e.recipient() : null;
+            int readable = content.readableBytes();
+            long single = nativeAddress(content, content.readerIndex(), readable);
+            ByteBuffer[] parts = single != 0 || readable == 0 ? null : content.nioBuffers();
+            int iovecs = parts == null ? 1 : parts.length;
             long name = region + MSGHDR_SIZE;
             long iov = name + SockAddr.STORAGE_SIZE;
             int nameLength = 0;
@@ -536,22 +602,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                     iov += 16;
                 }
             }
-            SubmissionQueue q = r.sq();
-            int slot = preparing++;
-            boolean linked = linkedSends();
-            long sqe = q.prepSendmsg(fd, region, SocketConstants.MSG_NOSIGNAL
-                | (linked ? SocketConstants.MSG_DONTWAIT : 0), r.nextUserData(IORING_OP_SENDMSG, slot));
-            if (linked) {
-                if (lastSendSqe >= 0) {
-                    q.addFlags(lastSendSqe, IoUringConstants.IOSQE_IO_LINK);
-                }
-                lastSendSqe = sqe;
-            }
-            sendsInFlight |= 1L << slot;
-            RingwireCounters c = h.counters();
-            c.writes++;
-            c.writeIovecs += iovecs;
-            return true;
+            return iovecs;
         }
 
         private void sendComplete(int slot, int res) {

@@ -83,4 +83,64 @@ class DatagramClosingTest extends OneLoopTestBase {
         }
         assertEquals(fdsBefore, TrackingEcho.openFdsBackTo(fdsBefore), "every socket closed");
     }
+
+    /**
+     * The hazard of Netty's IoUringDatagramWriteLifecycleTest: a datagram flushed and the channel closed in the same
+     * task, before the loop prepared its SENDMSG. Netty's io_uring keeps the buffer until that SENDMSG's completion;
+     * Ringwire's close sends what was flushed with sendmsg(2) first (it used to fail it as closed: the datagram was
+     * dropped), so the buffer goes back inside close. Checked from the outside: the memory given back is taken again
+     * at once (the loop thread's pool cache hands out the same piece) and overwritten; the datagram that arrives must
+     * be the original bytes.
+     */
+    @Test
+    void aDatagramFlushedThenClosedIsSentBeforeItsBufferGoesBack() throws Exception {
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        java.util.concurrent.CompletableFuture<byte[]> arrived = new java.util.concurrent.CompletableFuture<>();
+        Channel sink = new Bootstrap().group(group)
+            .channelFactory(() -> new RingwireDatagramChannel(InternetProtocolFamily.IPv4))
+            .handler(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ByteBuf b = ((DatagramPacket) msg).content();
+                    arrived.complete(io.netty.buffer.ByteBufUtil.getBytes(b));
+                    ReferenceCountUtil.release(msg);
+                }
+            }).bind(new InetSocketAddress(lo, 0)).sync().channel();
+        Channel ch = new Bootstrap().group(group)
+            .channelFactory(() -> new RingwireDatagramChannel(InternetProtocolFamily.IPv4))
+            .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+            .handler(new ChannelInboundHandlerAdapter())
+            .bind(new InetSocketAddress(lo, 0)).sync().channel();
+        ByteBuf[] reused = new ByteBuf[1];
+        try {
+            int refCntAfterClose = ch.eventLoop().submit(() -> {
+                ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(1024);
+                for (int i = 0; i < 1024; i++) {
+                    b.writeByte(0x11);
+                }
+                ch.writeAndFlush(new DatagramPacket(b, (InetSocketAddress) sink.localAddress()));
+                ch.close();
+                int refCnt = b.refCnt(); // read before the buffer object itself may be recycled below
+                if (refCnt == 0) {
+                    reused[0] = PooledByteBufAllocator.DEFAULT.directBuffer(1024);
+                    for (int i = 0; i < 1024; i++) {
+                        reused[0].writeByte(0xEE);
+                    }
+                }
+                return refCnt;
+            }).get(10, TimeUnit.SECONDS);
+            assertEquals(0, refCntAfterClose, "sent inside close, and given back there");
+            byte[] got = arrived.get(10, TimeUnit.SECONDS);
+            assertEquals(1024, got.length);
+            for (byte x : got) {
+                assertEquals(0x11, x, "the kernel read the datagram's bytes before the buffer went back");
+            }
+            assertTrue(ch.closeFuture().await(10, TimeUnit.SECONDS));
+        } finally {
+            if (reused[0] != null) {
+                reused[0].release();
+            }
+            sink.close().sync();
+        }
+    }
 }
