@@ -118,6 +118,8 @@ public final class RingwireIoHandler implements IoHandler {
     private int freeFileSlotCount;
     private ByteBuffer[] recvBufferViews;
     private int nextId = 1;
+    /** {@link #initialize()} ran once: a second call comes from a loop resumed on a new thread. */
+    private boolean initialized;
     private boolean wakeupReadArmed;
     private boolean shuttingDown;
     private boolean destroyed;
@@ -188,7 +190,22 @@ public final class RingwireIoHandler implements IoHandler {
      * @return a factory for {@code new MultiThreadIoEventLoopGroup(n, factory)}
      */
     public static IoHandlerFactory newFactory(RingwireIoHandlerConfig config) {
-        return executor -> new RingwireIoHandler(executor, config);
+        return new IoHandlerFactory() {
+            @Override
+            public IoHandler newHandler(ThreadAwareExecutor executor) {
+                return new RingwireIoHandler(executor, config);
+            }
+
+            /**
+             * Whether a loop may change threads: Netty 4.2's auto-scaling groups suspend an idle loop (its thread
+             * ends) and resume it on another. Only without SINGLE_ISSUER, which binds the ring to the thread that
+             * enabled it (and DEFER_TASKRUN, which needs it), as with Netty's io_uring.
+             */
+            @Override
+            public boolean isChangingThreadSupported() {
+                return !config.singleIssuer();
+            }
+        };
     }
 
     // ------------------------------------------------------------------------------------------ lifecycle
@@ -198,8 +215,13 @@ public final class RingwireIoHandler implements IoHandler {
         try {
             ring.enable(); // this thread becomes the ring's single issuer
             if (config.registerRingFd()) {
-                ring.registerRingFd();
+                ring.registerRingFd(); // for this thread: a resumed loop registers it again for its new one
             }
+            if (initialized) {
+                RingwireCounters.publish(executor, counters);
+                return; // a loop resumed on another thread (singleIssuer off): the ring and its tables are as left
+            }
+            initialized = true;
             if (config.bufferRing()) {
                 recvBuffers = registerRecvBuffers();
                 counters.bufferRingBuffers = recvBuffers.provided();

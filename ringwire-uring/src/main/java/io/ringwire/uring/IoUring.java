@@ -326,13 +326,21 @@ public final class IoUring implements AutoCloseable {
 
     /**
      * Registers the ring fd with the calling thread [5.18], so each enter skips the fd look-up and reference count.
-     * The registration belongs to the calling thread: enter from, and close on, that thread.
+     * The registration belongs to the calling thread: enter from, and close on, that thread. Called by a thread that
+     * takes the ring over from another, it registers the fd for the new one.
      *
      * @return whether it is now registered (false when the kernel does not support it)
      */
     public boolean registerRingFd() {
         if (isRingFdRegistered()) {
-            return true;
+            if (ringFdOwner == Thread.currentThread()) {
+                return true;
+            }
+            // registered by a thread that has since handed the ring over (an event loop suspended, then resumed on
+            // another thread): the index is that thread's, and the kernel dropped it when the thread exited
+            enterFd = ringFd;
+            enterFlags &= ~IORING_ENTER_REGISTERED_RING;
+            ringFdOwner = null;
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment update = a.allocate(16, 8); // struct io_uring_rsrc_update {u32 offset; u32 resv; u64 data}
