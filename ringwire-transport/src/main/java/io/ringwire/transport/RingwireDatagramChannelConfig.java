@@ -255,7 +255,7 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
             m.putInt(0).putInt(0).putInt(index);
             io.ringwire.uring.Sockets.setBytes(fd(), IPPROTO_IP, IP_MULTICAST_IF, m.array());
         } catch (io.ringwire.uring.NativeIoException e) {
-            throw new io.netty.channel.ChannelException(e);
+            throw SocketOptions.failure(e);
         }
         multicastInterface = networkInterface;
         return this;

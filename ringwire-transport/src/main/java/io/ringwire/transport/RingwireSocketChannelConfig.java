@@ -1,7 +1,6 @@
 package io.ringwire.transport;
 
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultChannelConfig;
 import io.netty.channel.MessageSizeEstimator;
@@ -179,7 +178,7 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         try {
             return Sockets.getLinger(fd());
         } catch (NativeIoException e) {
-            throw new ChannelException(e);
+            throw SocketOptions.failure(e);
         }
     }
 
@@ -188,7 +187,7 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         try {
             Sockets.setLinger(fd(), soLinger >= 0, Math.max(soLinger, 0));
         } catch (NativeIoException e) {
-            throw new ChannelException(e);
+            throw SocketOptions.failure(e);
         }
         return this;
     }

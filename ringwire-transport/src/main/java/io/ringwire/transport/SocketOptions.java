@@ -4,10 +4,12 @@ import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.unix.IntegerUnixChannelOption;
 import io.netty.channel.unix.RawUnixChannelOption;
+import io.ringwire.uring.Errno;
 import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.Sockets;
 
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 
 import static io.ringwire.uring.SocketConstants.IPPROTO_IP;
 import static io.ringwire.uring.SocketConstants.IPPROTO_IPV6;
@@ -18,11 +20,25 @@ import static io.ringwire.uring.SocketConstants.IP_TOS;
 final class SocketOptions {
     private SocketOptions() { }
 
+    /**
+     * @return Netty's exception for a socket option the kernel refused: on a closed channel (EBADF: its fd is gone)
+     *         a {@link ChannelException} caused by a {@link ClosedChannelException}, as Netty's native channels
+     *         throw it; otherwise one caused by the refusal, which names the errno
+     */
+    static ChannelException failure(NativeIoException e) {
+        if (e.errno() == Errno.EBADF) {
+            ClosedChannelException closed = new ClosedChannelException();
+            closed.addSuppressed(e);
+            return new ChannelException(closed);
+        }
+        return new ChannelException(e);
+    }
+
     static int get(int fd, int level, int name) {
         try {
             return Sockets.getInt(fd, level, name);
         } catch (NativeIoException e) {
-            throw new ChannelException(e);
+            throw failure(e);
         }
     }
 
@@ -30,7 +46,7 @@ final class SocketOptions {
         try {
             Sockets.setInt(fd, level, name, value);
         } catch (NativeIoException e) {
-            throw new ChannelException(e);
+            throw failure(e);
         }
     }
 
@@ -62,7 +78,7 @@ final class SocketOptions {
             try {
                 Sockets.setBytes(fd, o.level(), o.optname(), bytes);
             } catch (NativeIoException e) {
-                throw new ChannelException(e);
+                throw failure(e);
             }
             return true;
         }
@@ -86,7 +102,7 @@ final class SocketOptions {
                 return ByteBuffer.allocate(o.length()).put(Sockets.getBytes(fd, o.level(), o.optname(), o.length()))
                     .clear();
             } catch (NativeIoException e) {
-                throw new ChannelException(e);
+                throw failure(e);
             }
         }
         return null;
