@@ -61,4 +61,15 @@ class LingerCloseTest extends OneLoopTestBase {
             }
         }
     }
+
+    /** Netty's testSoLingerNoAssertError (netty 7159): a bound, never connected socket with SO_LINGER closes. */
+    @Test
+    void aBoundSocketThatNeverConnectedClosesWithLinger() throws Exception {
+        Channel ch = new Bootstrap().group(group).channel(RingwireSocketChannel.class)
+            .option(ChannelOption.SO_LINGER, 10)
+            .handler(new ChannelInboundHandlerAdapter())
+            .bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+        assertTrue(ch.close().await(30, TimeUnit.SECONDS), "closed");
+        assertTrue(ch.closeFuture().isSuccess());
+    }
 }
