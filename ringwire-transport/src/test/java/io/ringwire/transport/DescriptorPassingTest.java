@@ -65,6 +65,17 @@ class DescriptorPassingTest extends OneLoopTestBase {
         return new DescriptorMessage.Received(fd);
     }
 
+    /** A client connected to {@code address}, handing each message it reads to {@code onRead}. */
+    private static Channel client(DomainSocketAddress address, Consumer<Object> onRead) throws InterruptedException {
+        return new Bootstrap().group(group).channel(RingwireDomainSocketChannel.class)
+            .handler(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    onRead.accept(msg);
+                }
+            }).connect(address).sync().channel();
+    }
+
     /** Closes the client (if it connected), then the server. */
     private static void close(Channel client, Channel server) throws InterruptedException {
         if (client != null) {
@@ -202,15 +213,11 @@ class DescriptorPassingTest extends OneLoopTestBase {
         CompletableFuture<String> after = new CompletableFuture<>();
         Channel client = null;
         try {
-            client = new Bootstrap().group(group).channel(RingwireDomainSocketChannel.class)
-                .handler(new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        ByteBuf b = (ByteBuf) msg;
-                        after.complete(b.toString(StandardCharsets.US_ASCII));
-                        b.release();
-                    }
-                }).connect(address).sync().channel();
+            client = client(address, msg -> {
+                ByteBuf b = (ByteBuf) msg;
+                after.complete(b.toString(StandardCharsets.US_ASCII));
+                b.release();
+            });
             ChannelFuture f = sent.get(10, TimeUnit.SECONDS);
             assertTrue(f.await(10, TimeUnit.SECONDS));
             assertTrue(f.cause() instanceof IllegalArgumentException && f.cause().getMessage().contains("closed"),
@@ -235,13 +242,7 @@ class DescriptorPassingTest extends OneLoopTestBase {
         CompletableFuture<Object> came = new CompletableFuture<>();
         Channel client = null;
         try {
-            client = new Bootstrap().group(group).channel(RingwireDomainSocketChannel.class)
-                .handler(new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        came.complete(msg);
-                    }
-                }).connect(address).sync().channel();
+            client = client(address, came::complete);
             ChannelHandlerContext peer = serverSide.get(10, TimeUnit.SECONDS);
             Channel c = client;
             c.eventLoop().submit(() -> c.config().setOption(UnixChannelOption.DOMAIN_SOCKET_READ_MODE,
