@@ -15,6 +15,7 @@ import io.netty.channel.unix.UnixChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.ringwire.uring.Errno;
 import io.ringwire.uring.IoUringCqe;
 import io.ringwire.uring.Libc;
 import io.ringwire.uring.NativeIoException;
@@ -633,6 +634,18 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
         direct.writeBytes(buf, buf.readerIndex(), n);
         ReferenceCountUtil.safeRelease(buf);
         return direct;
+    }
+
+    /**
+     * @return for a Unix domain address whose path has no socket (ENOENT), a {@link java.io.FileNotFoundException}
+     *         naming it, as Netty's native channels throw it; null for any other error
+     */
+    static java.io.FileNotFoundException noSocketAt(int res, SocketAddress address) {
+        if (res != -Errno.ENOENT || !(address instanceof io.netty.channel.unix.DomainSocketAddress
+            || address instanceof java.net.UnixDomainSocketAddress)) {
+            return null;
+        }
+        return new java.io.FileNotFoundException(address + ": no socket at that path (ENOENT)");
     }
 
     /**

@@ -156,7 +156,12 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         try (Arena a = Arena.ofConfined()) {
             MemorySegment sa = a.allocate(SockAddr.STORAGE_SIZE, 8);
             int len = writeRecipient(remote, sa);
-            NativeIoException.check(Libc.connect(fd, sa, len), "connect " + remote);
+            int res = Libc.connect(fd, sa, len);
+            java.io.FileNotFoundException missing = noSocketAt(res, remote);
+            if (missing != null) {
+                throw missing;
+            }
+            NativeIoException.check(res, "connect " + remote);
         }
         connected = true;
         active = true;
@@ -676,6 +681,10 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             }
             if (res == -Errno.ECANCELED) {
                 return new java.nio.channels.ClosedChannelException();
+            }
+            if (res == -Errno.ENOENT) {
+                // a Unix domain datagram to a path with no socket: the recipient is the packet's, gone by now
+                return new java.io.FileNotFoundException("sendmsg: no socket at the recipient's path (ENOENT)");
             }
             return new NativeIoException("sendmsg", res);
         }

@@ -850,8 +850,9 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 promise.tryFailure(new java.nio.channels.ClosedChannelException());
                 return;
             }
-            ConnectException e = new ConnectException("connect failed: " + Errno.name(res) + " ("
-                + Errno.description(res) + ")");
+            IOException missing = noSocketAt(res, attempt.remote);
+            IOException e = missing != null ? missing : new ConnectException("connect failed: " + Errno.name(res)
+                + " (" + Errno.description(res) + ")");
             promise.tryFailure(annotateConnectException(e, attempt.remote));
             closeIfClosed();
             close(voidPromise());
