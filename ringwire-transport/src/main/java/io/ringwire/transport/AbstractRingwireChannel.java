@@ -493,16 +493,8 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
      * to a new socket by the time the cancel is submitted); their CQEs come back with -ECANCELED.
      */
     final void cancelInFlight(RingwireIoRegistration r) {
+        cancelReads(r);
         int ops = opsInFlight;
-        if ((ops & READ_MULTISHOT) != 0) {
-            cancel(r, readOpcode(), MULTISHOT);
-        }
-        if ((ops & READ_SINGLE) != 0) {
-            cancel(r, readOpcode(), SINGLE);
-        }
-        if ((ops & READ_DIRECT) != 0) {
-            cancel(r, readOpcode(), DIRECT); // its buffer is released when the cancellation completes
-        }
         if ((ops & PEER_CLOSE_WATCH) != 0) {
             cancel(r, io.ringwire.uring.IoUringConstants.IORING_OP_POLL_ADD, 0);
         }
@@ -514,6 +506,20 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
             cancel(r, io.ringwire.uring.IoUringConstants.IORING_OP_CONNECT, 0);
         }
         cancelMoreInFlight(r);
+    }
+
+    /** Cancels this channel's read ops the kernel holds, each by its user_data. */
+    final void cancelReads(RingwireIoRegistration r) {
+        int ops = opsInFlight;
+        if ((ops & READ_MULTISHOT) != 0) {
+            cancel(r, readOpcode(), MULTISHOT);
+        }
+        if ((ops & READ_SINGLE) != 0) {
+            cancel(r, readOpcode(), SINGLE);
+        }
+        if ((ops & READ_DIRECT) != 0) {
+            cancel(r, readOpcode(), DIRECT); // its buffer is released when the cancellation completes
+        }
     }
 
     /** Cancels ops the bits above do not cover (a datagram channel's several sends). */

@@ -135,6 +135,12 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
     private Descriptors descriptors;
 
+    /** @return {@link #descriptors}, made at the first descriptor passed */
+    private Descriptors descriptors() {
+        Descriptors d = descriptors;
+        return d != null ? d : (descriptors = new Descriptors());
+    }
+
     /** Bytes received but not yet delivered, because autoRead is off and the read loop's budget ran out. */
     private ByteBuf pendingInput;
     /**
@@ -369,13 +375,18 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     protected void doBeginRead() {
         readPending = true;
         if (pendingInput != null) {
-            if (!pendingInputTaskScheduled) {
-                pendingInputTaskScheduled = true;
-                eventLoop().execute(() -> ((StreamUnsafe) unsafe()).deliverPendingInput());
-            }
+            scheduleDeliverPendingInput();
             return;
         }
         armRecv();
+    }
+
+    /** Delivers {@link #pendingInput} in a task of its own, once however often it is asked before it runs. */
+    private void scheduleDeliverPendingInput() {
+        if (!pendingInputTaskScheduled) {
+            pendingInputTaskScheduled = true;
+            eventLoop().execute(() -> ((StreamUnsafe) unsafe()).deliverPendingInput());
+        }
     }
 
     private void armRecv() {
@@ -469,17 +480,8 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
      */
     void readModeChanged() {
         RingwireIoRegistration r = registration;
-        if (r == null || !r.isValid()) {
-            return;
-        }
-        if (inFlight(READ_MULTISHOT)) {
-            cancel(r, IORING_OP_RECV, MULTISHOT);
-        }
-        if (inFlight(READ_SINGLE)) {
-            cancel(r, readOpcode(), SINGLE);
-        }
-        if (inFlight(READ_DIRECT)) {
-            cancel(r, IORING_OP_RECV, DIRECT);
+        if (r != null && r.isValid()) {
+            cancelReads(r);
         }
     }
 
@@ -488,19 +490,13 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
      * completion, as Netty's native domain channels read them. The SQE is reserved.
      */
     private void armDescriptorRecv(RingwireIoRegistration r) {
-        ByteBuf buf = config.getAllocator().directBuffer(DescriptorMessage.ALLOCATION);
-        long address = nativeAddress(buf, buf.writerIndex(), DescriptorMessage.ALLOCATION);
-        if (address == 0) {
-            buf.release();
+        ByteBuf buf = DescriptorMessage.allocate(config.getAllocator());
+        if (buf == null) {
             throw new IllegalStateException("the channel's allocator gives direct buffers without a single native "
                 + "address, to receive a descriptor into: " + config.getAllocator());
         }
-        long msghdr = DescriptorMessage.layOut(address, -1);
-        Descriptors d = descriptors;
-        if (d == null) {
-            d = descriptors = new Descriptors();
-        }
-        d.recv = buf;
+        long msghdr = DescriptorMessage.layOut(DescriptorMessage.msghdr(buf), -1);
+        descriptors().recv = buf;
         // named by its fd, not a fixed-file slot: passing descriptors is rare, and takes no slot
         r.sq().prepRecvmsg(fd, msghdr, SocketConstants.MSG_CMSG_CLOEXEC, r.nextUserData(IORING_OP_RECVMSG, SINGLE));
         started(READ_SINGLE);
@@ -883,15 +879,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             if (res > 0 && isOpen() && !eofSeen) {
                 // read what is left and the EOF, as epoll does on EPOLLRDHUP: whatever autoRead and the budget say
                 drainingToEof = true;
-                readPending = true;
-                if (pendingInput != null) {
-                    if (!pendingInputTaskScheduled) {
-                        pendingInputTaskScheduled = true;
-                        eventLoop().execute(this::deliverPendingInput);
-                    }
-                } else {
-                    armRecv();
-                }
+                doBeginRead();
             }
         }
 
@@ -1146,9 +1134,8 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 close(voidPromise());
                 return;
             }
-            if (pendingInput != null && readPending && !pendingInputTaskScheduled && registration.isValid()) {
-                pendingInputTaskScheduled = true;
-                eventLoop().execute(this::deliverPendingInput);
+            if (pendingInput != null && readPending && registration.isValid()) {
+                scheduleDeliverPendingInput();
             }
             if (eofSeen) {
                 handleEof();
@@ -1550,20 +1537,14 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 }
                 return;
             }
-            ByteBuf buf = config.getAllocator().directBuffer(DescriptorMessage.ALLOCATION);
-            long address = nativeAddress(buf, buf.writerIndex(), DescriptorMessage.ALLOCATION);
-            if (address == 0) {
-                buf.release();
+            ByteBuf buf = DescriptorMessage.allocate(config.getAllocator());
+            if (buf == null) {
                 handleWriteError(new IllegalStateException("the channel's allocator gives direct buffers without a "
                     + "single native address, to send a descriptor from: " + config.getAllocator()));
                 return;
             }
-            Descriptors d = descriptors;
-            if (d == null) {
-                d = descriptors = new Descriptors();
-            }
-            d.send = buf;
-            long msghdr = DescriptorMessage.layOut(address, passed.intValue());
+            descriptors().send = buf;
+            long msghdr = DescriptorMessage.layOut(DescriptorMessage.msghdr(buf), passed.intValue());
             r.sq().prepSendmsg(fd, msghdr, SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SENDMSG, DESCRIPTOR));
             startedWrite(IORING_OP_SENDMSG, DESCRIPTOR);
             r.handler().counters().writes++;
@@ -1597,8 +1578,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             RingwireIoRegistration r = registration;
             try {
                 if (res > 0) {
-                    long msghdr = DescriptorMessage.at(nativeAddress(buf, buf.writerIndex(),
-                        DescriptorMessage.ALLOCATION));
+                    long msghdr = DescriptorMessage.msghdr(buf);
                     int received = DescriptorMessage.receivedFd(msghdr);
                     if (DescriptorMessage.truncated(msghdr)) {
                         logger.debug("{}: the peer passed more than one descriptor in one message; the kernel "

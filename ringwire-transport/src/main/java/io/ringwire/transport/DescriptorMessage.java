@@ -1,5 +1,7 @@
 package io.ringwire.transport;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.unix.FileDescriptor;
 import io.ringwire.uring.Libc;
 import io.ringwire.uring.NativeIoException;
@@ -60,8 +62,27 @@ final class DescriptorMessage {
         return m;
     }
 
+    /**
+     * @param alloc the channel's allocator
+     * @return a buffer for one message, or null (nothing held) if the allocator's direct buffers have no single
+     *         native address
+     */
+    static ByteBuf allocate(ByteBufAllocator alloc) {
+        ByteBuf buf = alloc.directBuffer(ALLOCATION);
+        if (msghdr(buf) == 0) {
+            buf.release();
+            return null;
+        }
+        return buf;
+    }
+
+    /** @return the address of the msghdr in {@code buf} (from {@link #allocate}), 0 if it has none */
+    static long msghdr(ByteBuf buf) {
+        return at(AbstractRingwireChannel.nativeAddress(buf, buf.writerIndex(), ALLOCATION));
+    }
+
     /** @return the msghdr's address in the allocation at {@code address} */
-    static long at(long address) {
+    private static long at(long address) {
         return (address + 7) & ~7L;
     }
 
