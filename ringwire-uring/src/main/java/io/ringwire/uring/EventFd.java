@@ -2,6 +2,7 @@ package io.ringwire.uring;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -21,6 +22,8 @@ public final class EventFd implements AutoCloseable {
     /** Holds the constant 1 that {@link #signal()} writes; only ever read after construction. */
     private final MemorySegment one;
     private volatile boolean closed;
+    /** Threads inside {@link #signal()} past its first check of {@link #closed}. */
+    private final AtomicInteger signalling = new AtomicInteger();
 
     private EventFd(int fd) {
         this.fd = fd;
@@ -64,20 +67,30 @@ public final class EventFd implements AutoCloseable {
         if (closed) {
             return 0;
         }
+        signalling.incrementAndGet();
         try {
-            return Libc.write(fd, one, 8);
-        } catch (IllegalStateException closedMeanwhile) {
-            return 0; // close() won the race and freed the arena: nobody is left to wake
+            // close() sets closed before it reads signalling, and this thread counted itself before reading closed:
+            // either it sees closed here, or close() sees it counted and waits for this write
+            return closed ? 0 : Libc.write(fd, one, 8);
+        } finally {
+            signalling.decrementAndGet();
         }
     }
 
-    /** Closes the fd and frees the read buffer; call only after the READ in the ring has completed or been cancelled. */
+    /**
+     * Closes the fd and frees the read buffer; call only after the READ in the ring has completed or been cancelled.
+     * A {@link #signal()} under way on another thread is waited for (one write(2)): freed under it, the buffer's arena
+     * refused to close ("Session is acquired"), and the fd's number, closed under it, could already name another file.
+     */
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
+        while (signalling.get() != 0) {
+            Thread.onSpinWait();
+        }
         Libc.close(fd);
         arena.close();
         NativeMemory.release(16);
