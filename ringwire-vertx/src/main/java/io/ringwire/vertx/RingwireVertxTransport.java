@@ -26,7 +26,9 @@ import io.vertx.core.net.TcpOption;
 import io.vertx.core.net.impl.SocketAddressImpl;
 import io.vertx.core.spi.transport.Transport;
 
+import java.net.NetworkInterface;
 import java.net.SocketAddress;
+import java.net.SocketException;
 
 /**
  * Vert.x's transport SPI on Ringwire: its event loops, TCP and Unix domain socket channels, the datagram channel its
@@ -112,10 +114,32 @@ public final class RingwireVertxTransport implements Transport {
         return domainSocket ? RingwireServerDomainSocketChannel::new : RingwireServerSocketChannel::new;
     }
 
+    /**
+     * Vert.x's own configuration, then its multicast options, which Vert.x applies for its NIO transport only (its
+     * epoll and io_uring transports leave them unset): multicast loopback, time to live and the interface multicast
+     * leaves by. Ringwire's datagram channel has all three, as NIO's does.
+     */
     @Override
     public void configure(DatagramChannel channel, DatagramSocketOptions options) {
         channel.config().setOption(RingwireChannelOption.SO_REUSEPORT, options.isReusePort());
         Transport.super.configure(channel, options);
+        channel.config().setLoopbackModeDisabled(options.isLoopbackModeDisabled());
+        if (options.getMulticastTimeToLive() != -1) {
+            channel.config().setTimeToLive(options.getMulticastTimeToLive());
+        }
+        String name = options.getMulticastNetworkInterface();
+        if (name != null) {
+            NetworkInterface ni;
+            try {
+                ni = NetworkInterface.getByName(name);
+            } catch (SocketException e) {
+                ni = null;
+            }
+            if (ni == null) {
+                throw new IllegalArgumentException("Could not find network interface with name " + name);
+            }
+            channel.config().setNetworkInterface(ni);
+        }
     }
 
     @Override
