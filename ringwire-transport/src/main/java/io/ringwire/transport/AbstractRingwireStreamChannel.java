@@ -1206,7 +1206,30 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             int res = Libc.sendmsg(fd, registration.handler().writeGather().msghdrSegment(),
                 SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT);
             if (res > 0) {
-                in.removeBytes(res);
+                removeWritten(in, res);
+            }
+        }
+
+        /**
+         * Removes {@code written} bytes' worth of flushed buffers, as {@link ChannelOutboundBuffer#removeBytes} does,
+         * but stops where the buffer runs out of them: a listener of a removed buffer's promise may close the channel,
+         * which fails (and removes) the flushed buffers left, whose bytes this write may already have sent.
+         */
+        private void removeWritten(ChannelOutboundBuffer in, long written) {
+            while (written > 0 && in.current() instanceof ByteBuf buf) {
+                int readable = buf.readableBytes();
+                if (readable <= written) {
+                    written -= readable;
+                    in.progress(readable);
+                    in.remove();
+                } else {
+                    buf.readerIndex(buf.readerIndex() + (int) written);
+                    in.progress(written);
+                    written = 0;
+                }
+            }
+            while (in.current() instanceof ByteBuf b && !b.isReadable()) {
+                in.remove(); // empty buffers at the head are written too, as removeBytes removes them
             }
         }
 
@@ -1612,16 +1635,27 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         }
 
         private void writeComplete(int res) {
+            ChannelOutboundBuffer in = outboundBuffer();
+            if (res >= 0 && (files == null || files.chunk == null)) {
+                registration.handler().counters().writeBytes += res;
+                if (in != null) {
+                    // the written buffers leave while the write still counts as in flight: a promise's listener
+                    // that closes the channel in here makes the close hold what is left for the kernel, not
+                    // write the same bytes again (Vert.x's HTTP client closing after its last chunk sent it twice)
+                    removeWritten(in, res);
+                }
+                ended(WRITE);
+                releaseHeldForKernel();
+                if (in != null && !in.isEmpty()) {
+                    doWrite(in);
+                }
+                return;
+            }
             ended(WRITE);
             releaseHeldForKernel();
-            ChannelOutboundBuffer in = outboundBuffer();
             if (res >= 0) {
                 registration.handler().counters().writeBytes += res;
-                if (files != null && files.chunk != null) {
-                    fileSent(in, res);
-                } else if (in != null) {
-                    in.removeBytes(res);
-                }
+                fileSent(in, res);
                 if (in != null && !in.isEmpty()) {
                     doWrite(in);
                 }
