@@ -1159,8 +1159,20 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         }
 
         private void handleEof() {
-            if (!isOpen() || pendingInput != null) {
-                return; // deliver what was received first: deliverPendingInput() comes back here when it is done
+            if (!isOpen()) {
+                return;
+            }
+            if (pendingInput != null) {
+                // deliver what was received first: deliverPendingInput() comes back here when it is done. The FIN
+                // came while bytes waited for a read() (a receive armed before reading paused took both): they go
+                // up whatever autoRead says, as on EPOLLRDHUP, since a paused handler may wait for the close to read
+                if (!drainingToEof) {
+                    drainingToEof = true;
+                    if (registration.isValid()) {
+                        scheduleDeliverPendingInput();
+                    }
+                }
+                return;
             }
             if (config.isAllowHalfClosure()) {
                 if (!inputShutdown) {

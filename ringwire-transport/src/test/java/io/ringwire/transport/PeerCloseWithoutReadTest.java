@@ -23,12 +23,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -113,6 +116,54 @@ class PeerCloseWithoutReadTest {
         }
     }
 
+    /**
+     * Vert.x's shape (its NetTest's testHalfCloseCallsEndHandlerAfterBuffersAreDelivered, where Ringwire hung about
+     * once in 1,500 connections): reading starts, then the handler pauses it (autoRead off, never a read() after),
+     * and the peer writes and closes. The multishot receive still armed takes the bytes, which wait for a read(), and
+     * may take the FIN too; the channel must then deliver them and close, as epoll does on EPOLLRDHUP, not wait for
+     * a read() that a paused handler makes only once it has seen the close.
+     */
+    @Test
+    void aPeerClosingAfterReadingWasPausedIsSeenWithEveryByte() throws Exception {
+        BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
+        Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
+            .childHandler(new ChannelInitializer<>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                    accepted.add(ch);
+                }
+            })
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+        try {
+            for (int round = 0; round < 50; round++) {
+                CountDownLatch inactive = new CountDownLatch(1);
+                CountDownLatch paused = new CountDownLatch(1);
+                AtomicInteger read = new AtomicInteger();
+                Channel client = new Bootstrap().group(group).channel(RingwireSocketChannel.class)
+                    .handler(new Counting(read, false, inactive) {
+                        @Override
+                        public void channelActive(ChannelHandlerContext ctx) {
+                            ctx.fireChannelActive();
+                            // after the head's read(): the multishot receive is armed when reading pauses
+                            ctx.executor().execute(() -> {
+                                ctx.channel().config().setAutoRead(false);
+                                paused.countDown();
+                            });
+                        }
+                    }).connect(server.localAddress()).sync().channel();
+                assertTrue(paused.await(10, TimeUnit.SECONDS));
+                Channel peer = accepted.poll(10, TimeUnit.SECONDS);
+                assertNotNull(peer, "round " + round + ": accepted");
+                peer.writeAndFlush(peer.alloc().buffer(BYTES).writeZero(BYTES)).addListener(ChannelFutureListener.CLOSE);
+                assertTrue(inactive.await(10, TimeUnit.SECONDS), "round " + round + ": the client sees the close");
+                assertEquals(BYTES, read.get(), "round " + round + ": and every byte before it");
+                client.close().sync();
+            }
+        } finally {
+            server.close().sync();
+        }
+    }
+
     @Test
     void withHalfClosureTheInputShutdownIsSeenAndTheChannelStaysOpen() throws Exception {
         CountDownLatch inputShutdown = new CountDownLatch(1);
@@ -158,7 +209,7 @@ class PeerCloseWithoutReadTest {
     }
 
     /** Counts the bytes read; asks for the next read after each message if {@code readsMore}. */
-    private static final class Counting extends SimpleChannelInboundHandler<ByteBuf> {
+    private static class Counting extends SimpleChannelInboundHandler<ByteBuf> {
         private final AtomicInteger read;
         private final boolean readsMore;
         private final CountDownLatch inactive;
