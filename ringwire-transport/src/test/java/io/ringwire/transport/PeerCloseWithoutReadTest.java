@@ -154,7 +154,8 @@ class PeerCloseWithoutReadTest {
                 assertTrue(paused.await(10, TimeUnit.SECONDS));
                 Channel peer = accepted.poll(10, TimeUnit.SECONDS);
                 assertNotNull(peer, "round " + round + ": accepted");
-                peer.writeAndFlush(peer.alloc().buffer(BYTES).writeZero(BYTES)).addListener(ChannelFutureListener.CLOSE);
+                peer.writeAndFlush(peer.alloc().buffer(BYTES).writeZero(BYTES))
+                    .addListener(ChannelFutureListener.CLOSE);
                 assertTrue(inactive.await(10, TimeUnit.SECONDS), "round " + round + ": the client sees the close");
                 assertEquals(BYTES, read.get(), "round " + round + ": and every byte before it");
                 client.close().sync();
