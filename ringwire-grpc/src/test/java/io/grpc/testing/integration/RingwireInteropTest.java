@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  */
 public class RingwireInteropTest extends AbstractInteropTest {
     /** The event loops of the class's servers and clients (JUnit 4 runs these once for each class). */
-    private static EventLoopGroup GROUP;
+    static EventLoopGroup GROUP;
 
     @BeforeClass
     public static void startGroup() {
