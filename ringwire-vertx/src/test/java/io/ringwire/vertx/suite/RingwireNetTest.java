@@ -28,8 +28,8 @@ public class RingwireNetTest extends NetTest {
 
     /*
      * Three of NetTest's tests are decided by a race or a timing, not by the transport; each failed here now and
-     * then (1 in about 6 runs of the class for the first, 1 in about 25 for the other two), and a trace of every
-     * connection showed why (README, "Vert.x's own tests on Ringwire").
+     * then (3, 1 and 1 times in 30 runs of the class), and a trace of every connection showed why (README, "Vert.x's
+     * own tests on Ringwire").
      */
 
     @Ignore("racy: it sets its handlers in the connect's callback, which the test thread registers after connect()"
