@@ -27,7 +27,8 @@ public class RingwireHttpDomainSocketTest extends HttpDomainSocketTest {
     public void testListenDomainSocketAddressNative() throws Exception {
         VertxInternal vx = (VertxInternal) vertx(
             () -> OnRingwire.checked(OnRingwire.transport(Vertx.builder()).build()));
-        Method test = HttpDomainSocketTest.class.getDeclaredMethod("testListenDomainSocketAddress", VertxInternal.class);
+        Method test = HttpDomainSocketTest.class.getDeclaredMethod("testListenDomainSocketAddress",
+            VertxInternal.class);
         test.setAccessible(true);
         try {
             test.invoke(this, vx);
