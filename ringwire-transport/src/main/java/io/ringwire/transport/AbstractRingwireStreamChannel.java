@@ -1648,9 +1648,10 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
         private void writeComplete(int res) {
             ChannelOutboundBuffer in = outboundBuffer();
-            if (res >= 0 && (files == null || files.chunk == null)) {
+            if (res >= 0) {
                 registration.handler().counters().writeBytes += res;
-                if (in != null) {
+                boolean fileChunk = files != null && files.chunk != null;
+                if (!fileChunk && in != null) {
                     // the written buffers leave while the write still counts as in flight: a promise's listener
                     // that closes the channel in here makes the close hold what is left for the kernel, not
                     // write the same bytes again (Vert.x's HTTP client closing after its last chunk sent it twice)
@@ -1658,6 +1659,9 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 }
                 ended(WRITE);
                 releaseHeldForKernel();
+                if (fileChunk) {
+                    fileSent(in, res);
+                }
                 if (in != null && !in.isEmpty()) {
                     doWrite(in);
                 }
@@ -1665,14 +1669,6 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             }
             ended(WRITE);
             releaseHeldForKernel();
-            if (res >= 0) {
-                registration.handler().counters().writeBytes += res;
-                fileSent(in, res);
-                if (in != null && !in.isEmpty()) {
-                    doWrite(in);
-                }
-                return;
-            }
             if ((res == -Errno.EINPROGRESS || res == -Errno.EALREADY) && in != null && isOpen() && fd >= 0) {
                 waitForConnection();
                 return;
