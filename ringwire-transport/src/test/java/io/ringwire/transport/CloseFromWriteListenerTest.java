@@ -18,11 +18,11 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * A write's completion removes the written buffers, and a listener of one of their promises closes the channel (Vert.x's
- * HTTP client does this when its last chunk follows an empty buffer whose promise ends the request). The close must
- * not write again what that completion has just sent: it did, with one synchronous sendmsg, so the peer got the last
- * chunk twice, and the outbound buffer's accounting failed (an AssertionError under -ea, out of the event loop, which
- * then died; Vert.x's close waited for it forever).
+ * A write's completion removes the written buffers, and a listener of one of their promises closes the channel
+ * (Vert.x's HTTP client does this when its last chunk follows an empty buffer whose promise ends the request). The
+ * close must not write again what that completion has just sent: it did, with one synchronous sendmsg, so the peer got
+ * the last chunk twice, and the outbound buffer's accounting failed (an AssertionError under -ea, out of the event
+ * loop, which then died; Vert.x's close waited for it forever).
  */
 class CloseFromWriteListenerTest extends OneLoopTestBase {
 

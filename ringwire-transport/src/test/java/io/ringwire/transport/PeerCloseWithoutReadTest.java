@@ -36,12 +36,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The behaviour Netty's native transports share in their DetectPeerCloseWithoutReadTest (netty-transport-native-unix-
- * common-tests, which Netty's epoll and io_uring modules subclass; its 4.2.12 release runs here too, as
- * {@code RingwireDetectPeerCloseWithoutReadTest}), written again with more cases: with autoRead off, one message per
- * read and 10-byte buffers, a peer that writes 100 bytes and closes is still seen to close, and every byte arrives
- * first, whether or not the handler asks for more reads. The closing side is the client in one case and the server in
- * the other. With half-closure allowed, the same peer's shutdown of its output is seen as the input's end, every byte
- * first, and the channel stays open.
+ * common-tests, which Netty's epoll and io_uring modules subclass), written again on loopback with more cases: Netty's
+ * own (its last published release, 4.2.12) binds its server to every interface, which this project's tests may not.
+ * With autoRead off, one message per read and 10-byte buffers, a peer that writes 100 bytes and closes is still seen
+ * to close, and every byte arrives first, whether or not the handler asks for more reads. The closing side is the
+ * client in one case and the server in the other. With half-closure allowed, the same peer's shutdown of its output is
+ * seen as the input's end, every byte first, and the channel stays open.
  */
 class PeerCloseWithoutReadTest {
     private static final int BYTES = 100;

@@ -112,15 +112,17 @@ class ReceiveBufferSizeTest extends OneLoopTestBase {
         assertTrue(small <= 2, "pieces of 2 KiB or less among " + sizes.size() + " reads: " + sizes);
     }
 
+    /** ioctl(2) with one pointer argument, linked once. */
+    private static final MethodHandle IOCTL = Linker.nativeLinker().downcallHandle(
+        Linker.nativeLinker().defaultLookup().find("ioctl").orElseThrow(),
+        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS),
+        Linker.Option.firstVariadicArg(2));
+
     /** @return ioctl(fd, FIONREAD): the bytes waiting in a socket's receive queue */
     private static int bytesWaiting(int fd) throws Throwable {
-        Linker linker = Linker.nativeLinker();
-        MethodHandle ioctl = linker.downcallHandle(linker.defaultLookup().find("ioctl").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
-                ValueLayout.ADDRESS), Linker.Option.firstVariadicArg(2));
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment n = arena.allocate(ValueLayout.JAVA_INT);
-            int ret = (int) ioctl.invokeExact(fd, 0x541BL /* FIONREAD */, n);
+            int ret = (int) IOCTL.invokeExact(fd, 0x541BL /* FIONREAD */, n);
             assertEquals(0, ret, "ioctl(FIONREAD)");
             return n.get(ValueLayout.JAVA_INT, 0);
         }

@@ -45,18 +45,26 @@ public class RingwireInteropTest extends AbstractInteropTest {
 
     @Override
     protected ServerBuilder<?> getServerBuilder() {
-        NettyServerBuilder builder = RingwireGrpc.serverBuilder(listenAt(), GROUP)
-            .flowControlWindow(AbstractInteropTest.TEST_FLOW_CONTROL_WINDOW)
+        return interopServer(RingwireGrpc.serverBuilder(listenAt(), GROUP));
+    }
+
+    @Override
+    protected ManagedChannelBuilder<?> createChannelBuilder() {
+        return interopClient(RingwireGrpc.channelBuilder(getListenAddress(), GROUP));
+    }
+
+    /** @return {@code builder} set up as gRPC's Http2NettyTest sets up its server */
+    final ServerBuilder<?> interopServer(NettyServerBuilder builder) {
+        builder.flowControlWindow(AbstractInteropTest.TEST_FLOW_CONTROL_WINDOW)
             .maxInboundMessageSize(AbstractInteropTest.MAX_MESSAGE_SIZE);
         // the tests check the stats of their own census recorder, not those of gRPC's default one
         InternalNettyServerBuilder.setStatsEnabled(builder, false);
         return builder.addStreamTracerFactory(createCustomCensusTracerFactory());
     }
 
-    @Override
-    protected ManagedChannelBuilder<?> createChannelBuilder() {
-        NettyChannelBuilder builder = RingwireGrpc.channelBuilder(getListenAddress(), GROUP)
-            .usePlaintext()
+    /** @return {@code builder} set up as gRPC's Http2NettyTest sets up its client, in plaintext */
+    final ManagedChannelBuilder<?> interopClient(NettyChannelBuilder builder) {
+        builder.usePlaintext()
             .flowControlWindow(AbstractInteropTest.TEST_FLOW_CONTROL_WINDOW)
             .maxInboundMessageSize(AbstractInteropTest.MAX_MESSAGE_SIZE);
         InternalNettyChannelBuilder.setStatsEnabled(builder, false);

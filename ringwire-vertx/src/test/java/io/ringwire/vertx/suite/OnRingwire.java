@@ -4,7 +4,10 @@ import io.ringwire.vertx.RingwireTransport;
 import io.ringwire.vertx.RingwireVertxTransport;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.dns.AddressResolverOptions;
 import io.vertx.core.internal.VertxInternal;
+import io.vertx.test.fakedns.DnsServer;
 import org.junit.Assume;
 
 import java.net.NetworkInterface;
@@ -44,6 +47,23 @@ final class OnRingwire {
                 RingwireTransport.RINGWIRE.unavailabilityCause());
         }
         return builder.withTransport(RingwireTransport.RINGWIRE);
+    }
+
+    /** @return a Vert.x instance with {@code options}, on Ringwire (checked) */
+    static Vertx build(VertxOptions options) {
+        return checked(transport(Vertx.builder().with(options)).build());
+    }
+
+    /**
+     * The HTTP tests' Vert.x instance ({@code AbstractHttpTest2}'s provider): their DNS server as the resolver when a
+     * test has started one, on Ringwire.
+     */
+    static Vertx forHttpTest(DnsServer dnsServer) {
+        VertxOptions options = new VertxOptions();
+        if (dnsServer.isStarted()) {
+            options.setAddressResolverOptions(new AddressResolverOptions().addServer("127.0.0.1:" + dnsServer.port()));
+        }
+        return build(options);
     }
 
     /** @return {@code vertx}, once checked to run on Ringwire's transport */

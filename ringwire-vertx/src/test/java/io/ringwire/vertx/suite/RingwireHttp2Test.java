@@ -1,8 +1,6 @@
 package io.ringwire.vertx.suite;
 
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.core.dns.AddressResolverOptions;
 import io.vertx.test.core.ProvidedBy;
 import io.vertx.test.core.VertxProvider;
 import io.vertx.tests.http.Http2Test;
@@ -22,12 +20,7 @@ public class RingwireHttp2Test extends Http2Test {
     public class OnRingwireProvider implements VertxProvider {
         @Override
         public Vertx call() {
-            VertxOptions options = new VertxOptions();
-            if (dnsServer.isStarted()) {
-                options.setAddressResolverOptions(new AddressResolverOptions()
-                    .addServer("127.0.0.1:" + dnsServer.port()));
-            }
-            return OnRingwire.checked(OnRingwire.transport(Vertx.builder().with(options)).build());
+            return OnRingwire.forHttpTest(dnsServer);
         }
     }
 

@@ -1,6 +1,6 @@
 package io.ringwire.vertx.suite;
 
-import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.tests.http.HttpDomainSocketTest;
 import org.junit.BeforeClass;
@@ -25,8 +25,7 @@ public class RingwireHttpDomainSocketTest extends HttpDomainSocketTest {
     @Test
     @Override
     public void testListenDomainSocketAddressNative() throws Exception {
-        VertxInternal vx = (VertxInternal) vertx(
-            () -> OnRingwire.checked(OnRingwire.transport(Vertx.builder()).build()));
+        VertxInternal vx = (VertxInternal) vertx(() -> OnRingwire.build(new VertxOptions()));
         Method test = HttpDomainSocketTest.class.getDeclaredMethod("testListenDomainSocketAddress",
             VertxInternal.class);
         test.setAccessible(true);

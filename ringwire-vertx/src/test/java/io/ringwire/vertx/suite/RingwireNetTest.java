@@ -22,7 +22,7 @@ public class RingwireNetTest extends NetTest {
     public static final class OnRingwireProvider extends NetTest.Provider {
         @Override
         public Vertx call() {
-            return OnRingwire.checked(OnRingwire.transport(Vertx.builder().with(options())).build());
+            return OnRingwire.build(options());
         }
     }
 
