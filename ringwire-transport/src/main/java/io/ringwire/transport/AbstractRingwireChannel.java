@@ -16,6 +16,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ringwire.uring.Errno;
+import io.ringwire.uring.IoUringConstants;
 import io.ringwire.uring.IoUringCqe;
 import io.ringwire.uring.Libc;
 import io.ringwire.uring.NativeIoException;
@@ -414,6 +415,29 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
         opsInFlight |= WRITE;
     }
 
+    /**
+     * @return whether the write in flight is a send of the outbound buffer's own buffers (SEND, SENDMSG or their
+     *     zero-copy forms), not a passed descriptor's message nor a wait for room
+     */
+    final boolean writeInFlightSendsBuffers() {
+        return inFlight(WRITE) && switch (writeOpcode) {
+            case IoUringConstants.IORING_OP_SEND, IoUringConstants.IORING_OP_SEND_ZC,
+                 IoUringConstants.IORING_OP_SENDMSG_ZC -> true;
+            case IoUringConstants.IORING_OP_SENDMSG -> writeData == 0;
+            default -> false;
+        };
+    }
+
+    /**
+     * @return the result of the write in flight when the kernel has posted its CQE, later in the batch of completions
+     *     being handled, else {@link Integer#MIN_VALUE}
+     */
+    final int writeResultPosted() {
+        RingwireIoRegistration r = registration;
+        return r == null || !inFlight(WRITE) ? Integer.MIN_VALUE
+            : r.handler().postedResult(r.userData(writeOpcode, writeData));
+    }
+
     /** Records the final CQE of an op. */
     final void ended(int op) {
         opsInFlight &= ~op;
@@ -496,14 +520,14 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
         cancelReads(r);
         int ops = opsInFlight;
         if ((ops & PEER_CLOSE_WATCH) != 0) {
-            cancel(r, io.ringwire.uring.IoUringConstants.IORING_OP_POLL_ADD, 0);
+            cancel(r, IoUringConstants.IORING_OP_POLL_ADD, 0);
         }
         if ((ops & WRITE) != 0) {
             // the kernel is waiting for socket space, as epoll would be for EPOLLOUT: the close drops it
             cancel(r, writeOpcode, writeData);
         }
         if ((ops & CONNECT) != 0) {
-            cancel(r, io.ringwire.uring.IoUringConstants.IORING_OP_CONNECT, 0);
+            cancel(r, IoUringConstants.IORING_OP_CONNECT, 0);
         }
         cancelMoreInFlight(r);
     }

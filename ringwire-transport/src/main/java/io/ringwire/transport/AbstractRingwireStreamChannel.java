@@ -118,6 +118,11 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
      */
     private boolean drainingToEof;
     private boolean recvNeedsRearm;
+    /**
+     * The write in flight was settled from its CQE, seen ahead of its turn by a close in the same batch
+     * ({@code settleWritePosted}): when that CQE's turn comes it only ends the write.
+     */
+    private boolean writeSettledAhead;
     private IOException readError;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
@@ -1209,7 +1214,9 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 return;
             }
             if (inFlight(WRITE)) {
-                holdForKernel(in, in.size()); // (a FileRegion's piece in flight is the channel's own buffer)
+                if (!settleWritePosted(in)) {
+                    holdForKernel(in, in.size()); // (a FileRegion's piece in flight is the channel's own buffer)
+                }
                 return;
             }
             if (gather(in) == 0) {
@@ -1220,6 +1227,32 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
             if (res > 0) {
                 removeWritten(in, res);
             }
+        }
+
+        /**
+         * A close (or shutdownOutput) while this channel's send is in flight, when the kernel has already posted the
+         * send's CQE later in the batch being handled (the close came from an earlier completion of it, e.g. a
+         * handler closing on what the receive just before brought): its bytes are the peer's, so its buffers leave the
+         * outbound buffer as written now, their promises succeeding as they would have on epoll, where the flush
+         * wrote them, instead of failing with the rest. The kernel is done with them (a zero-copy send's are held by
+         * its own slot until the notification).
+         *
+         * @return whether the send's outcome was known and settled: nothing is left in flight for the kernel to read
+         */
+        private boolean settleWritePosted(ChannelOutboundBuffer in) {
+            if (writeSettledAhead) {
+                return true; // a close from a listener of a promise it completed
+            }
+            if (files != null && files.chunk != null || !writeInFlightSendsBuffers()) {
+                return false;
+            }
+            int res = writeResultPosted();
+            if (res < 0) {
+                return false; // not posted yet (or an error, which its own turn reports)
+            }
+            writeSettledAhead = true;
+            removeWritten(in, res);
+            return true;
         }
 
         /**
@@ -1648,10 +1681,12 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
         private void writeComplete(int res) {
             ChannelOutboundBuffer in = outboundBuffer();
+            boolean settled = writeSettledAhead;
+            writeSettledAhead = false;
             if (res >= 0) {
                 registration.handler().counters().writeBytes += res;
                 boolean fileChunk = files != null && files.chunk != null;
-                if (!fileChunk && in != null) {
+                if (!fileChunk && in != null && !settled) {
                     // the written buffers leave while the write still counts as in flight: a promise's listener
                     // that closes the channel in here makes the close hold what is left for the kernel, not
                     // write the same bytes again (Vert.x's HTTP client closing after its last chunk sent it twice)

@@ -710,6 +710,15 @@ public final class RingwireIoHandler implements IoHandler {
         }
     }
 
+    /**
+     * @return the result of the op of {@code userData} when the kernel has posted its CQE and the loop has not yet
+     *     handled it (it comes later in the batch being handled), else {@link Integer#MIN_VALUE}; a zero-copy send's
+     *     notification does not count
+     */
+    int postedResult(long userData) {
+        return cq.postedResult(userData, IoUringConstants.IORING_CQE_F_NOTIF);
+    }
+
     void requestBeforeEnter(RingwireIoRegistration r) {
         beforeEnter.add(r);
     }

@@ -20,6 +20,8 @@ public final class CompletionQueue {
     private final long cqes;
     private final int mask;
     private final int entries;
+    /** Position of the first CQE not yet handed out: inside {@link #drain}'s handler, the one after its CQE. */
+    private int unhandled;
 
     CompletionQueue(MemorySegment rings, MemorySegment params) {
         int base = IoUringParams.CQ_OFF;
@@ -30,6 +32,7 @@ public final class CompletionQueue {
         this.cqes = ringsAddress + params.get(JAVA_INT, base + IoUringParams.CQ_OFF_CQES);
         this.mask = rings.get(JAVA_INT, params.get(JAVA_INT, base + IoUringParams.CQ_OFF_RING_MASK));
         this.entries = rings.get(JAVA_INT, params.get(JAVA_INT, base + IoUringParams.CQ_OFF_RING_ENTRIES));
+        this.unhandled = RawMemory.getIntOpaque(khead);
     }
 
     /** @return the number of CQE slots */
@@ -61,6 +64,7 @@ public final class CompletionQueue {
         int i = 0;
         try {
             for (; i < n; i++) {
+                unhandled = head + i + 1;
                 long cqe = cqes + (long) ((head + i) & mask) * IoUringCqe.SIZE;
                 long userData = RawMemory.getLong(cqe + IoUringCqe.USER_DATA_OFFSET);
                 int res = RawMemory.getInt(cqe + IoUringCqe.RES_OFFSET);
@@ -73,7 +77,30 @@ public final class CompletionQueue {
             if (consumed > 0) {
                 RawMemory.putIntRelease(khead, head + consumed);
             }
+            unhandled = head + consumed;
         }
         return n;
+    }
+
+    /**
+     * Looks ahead for a completion the kernel has posted but this queue has not handed out yet: inside
+     * {@link #drain}'s handler, among the CQEs after the one being handled. For a caller that must know an op's
+     * outcome before its turn comes (a close in the middle of a batch, deciding whether a write's bytes went out).
+     * Reads only; the CQE is still handed out in its turn.
+     *
+     * @param userData  the op's user_data
+     * @param skipFlags a CQE of it with any of these flags is passed over (e.g. a zero-copy send's notification)
+     * @return the first such CQE's res, or {@link Integer#MIN_VALUE} when the kernel has not posted one
+     */
+    public int postedResult(long userData, int skipFlags) {
+        final int tail = RawMemory.getIntAcquire(ktail);
+        for (int p = unhandled; p != tail; p++) {
+            long cqe = cqes + (long) (p & mask) * IoUringCqe.SIZE;
+            if (RawMemory.getLong(cqe + IoUringCqe.USER_DATA_OFFSET) == userData
+                && (RawMemory.getInt(cqe + IoUringCqe.FLAGS_OFFSET) & skipFlags) == 0) {
+                return RawMemory.getInt(cqe + IoUringCqe.RES_OFFSET);
+            }
+        }
+        return Integer.MIN_VALUE;
     }
 }

@@ -129,6 +129,30 @@ class IoUringTest {
     }
 
     @Test
+    void postedResultSeesOnlyCompletionsNotYetHandedOut() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).build()) {
+            for (int i = 1; i <= 3; i++) {
+                ring.sq().prepNop(i);
+            }
+            assertEquals(3, ring.submitAndWait(3, -1));
+            CompletionQueue cq = ring.cq();
+            assertEquals(0, cq.postedResult(2, 0), "posted, none handed out yet");
+            List<Integer> lookups = new java.util.ArrayList<>();
+            cq.drain((userData, res, flags) -> {
+                if (userData == 2) {
+                    lookups.add(cq.postedResult(1, 0)); // handed out before
+                    lookups.add(cq.postedResult(2, 0)); // the one being handled
+                    lookups.add(cq.postedResult(3, 0)); // ahead
+                    lookups.add(cq.postedResult(3, IORING_CQE_F_MORE)); // ahead, flags not skipped
+                    lookups.add(cq.postedResult(4, 0)); // never submitted
+                }
+            }, Integer.MAX_VALUE);
+            assertEquals(List.of(Integer.MIN_VALUE, Integer.MIN_VALUE, 0, 0, Integer.MIN_VALUE), lookups);
+            assertEquals(Integer.MIN_VALUE, cq.postedResult(3, 0), "every CQE handed out");
+        }
+    }
+
+    @Test
     void shouldSubmitWhenQueueIsFull() throws Exception {
         try (IoUring ring = IoUring.builder().entries(4).cqEntries(64).build()) {
             for (int i = 0; i < 10; i++) {
