@@ -79,6 +79,8 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     private long sendsInFlight;
     private int sendsInBatch;
     private final int[] sendResults = new int[MAX_SENDS];
+    /** The batch's first datagrams, settled by a close from their CQEs seen ahead of their turn. */
+    private int sendsSettledAhead;
 
     /**
      * @param fd       the datagram socket
@@ -456,6 +458,9 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             if (sendsInFlight == 0 && isOpen() && eventLoop().inEventLoop()) {
                 sendFlushedNow();
             }
+            if (eventLoop().inEventLoop()) {
+                settleSendsPosted();
+            }
             holdBatchForKernel();
             super.close(promise, cause, closeCause);
         }
@@ -494,8 +499,36 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         }
 
         private void holdBatchForKernel() {
-            if (sendsInFlight != 0) {
-                holdForKernel(outboundBuffer(), sendsInBatch);
+            if (sendsInFlight != 0 && sendsInBatch > sendsSettledAhead) {
+                holdForKernel(outboundBuffer(), sendsInBatch - sendsSettledAhead);
+            }
+        }
+
+        /**
+         * A close in the middle of a batch of completions, with sends of this channel in flight: those whose CQEs the
+         * kernel has already posted, later in that batch, leave the outbound buffer now, in order, as their turn
+         * would remove them (sent, or failed with their own error), instead of failing as closed; the first not
+         * posted yet stops it, and it and the rest are held for the kernel.
+         */
+        private void settleSendsPosted() {
+            ChannelOutboundBuffer in = outboundBuffer();
+            RingwireIoRegistration r = registration;
+            if (in == null || r == null || sendsInFlight == 0) {
+                return;
+            }
+            for (int i = sendsSettledAhead; i < sendsInBatch && !in.isEmpty(); i++) {
+                int res = (sendsInFlight & (1L << i)) == 0 ? sendResults[i]
+                    : r.handler().postedResult(r.userData(IORING_OP_SENDMSG, i));
+                if (res == Integer.MIN_VALUE) {
+                    return;
+                }
+                sendsSettledAhead = i + 1; // before the promise's listeners, which may close again
+                if (res >= 0) {
+                    r.handler().counters().writeBytes += res;
+                    in.remove();
+                } else {
+                    in.remove(sendError(res));
+                }
             }
         }
 
@@ -617,7 +650,9 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                 return;
             }
             int n = sendsInBatch;
+            int settled = sendsSettledAhead;
             sendsInBatch = 0;
+            sendsSettledAhead = 0;
             releaseHeldForKernel();
             ChannelOutboundBuffer in = outboundBuffer();
             if (in == null) {
@@ -625,7 +660,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             }
             RingwireCounters c = registration.handler().counters();
             boolean peerFull = false;
-            for (int i = 0; i < n && !in.isEmpty(); i++) {
+            for (int i = settled; i < n && !in.isEmpty(); i++) {
                 int result = sendResults[i];
                 if (result >= 0) {
                     c.writeBytes += result;

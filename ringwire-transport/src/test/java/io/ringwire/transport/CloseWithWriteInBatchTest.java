@@ -7,14 +7,19 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.channel.socket.InternetProtocolFamily;
 import io.netty.util.ReferenceCountUtil;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -73,6 +78,50 @@ class CloseWithWriteInBatchTest extends OneLoopTestBase {
                 assertEquals("request", received, "round " + round + ": the peer has the write's bytes");
                 assertNull(written.cause(), "round " + round + ": the write's promise");
                 assertTrue(written.isSuccess(), "round " + round);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void datagramsTheKernelTookAreNotFailedByACloseEarlierInTheirBatch() throws Exception {
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        try (DatagramSocket peer = new DatagramSocket(new InetSocketAddress(lo, 0))) {
+            peer.setSoTimeout(10_000);
+            for (int round = 0; round < 20; round++) {
+                Channel ch = new Bootstrap().group(group)
+                    .channelFactory(() -> new RingwireDatagramChannel(InternetProtocolFamily.IPv4))
+                    .option(ChannelOption.AUTO_READ, false)
+                    .handler(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            ReferenceCountUtil.release(msg);
+                            ctx.close();
+                        }
+                    }).bind(new InetSocketAddress(lo, 0)).sync().channel();
+                byte[] hello = "hello".getBytes(StandardCharsets.US_ASCII);
+                peer.send(new java.net.DatagramPacket(hello, hello.length, ch.localAddress()));
+                java.util.List<ChannelFuture> written = ch.eventLoop().submit(() -> {
+                    ch.read(); // the receive's SQE first
+                    java.util.List<ChannelFuture> sends = new java.util.ArrayList<>();
+                    for (int i = 0; i < 3; i++) {
+                        sends.add(ch.write(new DatagramPacket(Unpooled.copiedBuffer("d" + i, StandardCharsets.US_ASCII),
+                            (InetSocketAddress) peer.getLocalSocketAddress())));
+                    }
+                    ch.flush();
+                    return sends;
+                }).get(10, TimeUnit.SECONDS);
+                ch.closeFuture().sync();
+                for (int i = 0; i < 3; i++) {
+                    java.net.DatagramPacket p = new java.net.DatagramPacket(new byte[16], 16);
+                    peer.receive(p);
+                    assertEquals("d" + i, new String(p.getData(), 0, p.getLength(), StandardCharsets.US_ASCII),
+                        "round " + round + ": the peer has the datagrams");
+                }
+                for (ChannelFuture f : written) {
+                    f.await(10, TimeUnit.SECONDS);
+                    assertNull(f.cause(), "round " + round + ": a datagram's promise");
+                }
             }
         }
     }
