@@ -54,21 +54,16 @@ class RingwireDomainDatagramUnicastTest extends DatagramUnicastTest {
         return RingwireSocketTestPermutation.INSTANCE.domainDatagram();
     }
 
-    /** Socket files the test's channels bound: a datagram channel leaves its file behind, as in Netty's transports. */
-    private final List<String> bound = new java.util.ArrayList<>();
+    private final SocketFiles socketFiles = new SocketFiles();
 
     @Override
     protected SocketAddress newSocketAddress() {
-        DomainSocketAddress a = RingwireSocketTestPermutation.newDomainSocketAddress();
-        bound.add(a.path());
-        return a;
+        return socketFiles.newAddress();
     }
 
     @AfterEach
     void removeSocketFiles() throws java.io.IOException {
-        for (String path : bound) {
-            java.nio.file.Files.deleteIfExists(java.nio.file.Path.of(path));
-        }
+        socketFiles.deleteAll();
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
 import io.netty.testsuite.transport.socket.SocketAddressesTest;
+import org.junit.jupiter.api.AfterEach;
 
 import java.net.SocketAddress;
 import java.util.List;
@@ -13,9 +14,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /** Netty's SocketAddressesTest over Unix domain sockets. */
 class RingwireDomainSocketAddressesTest extends SocketAddressesTest {
+    private final SocketFiles socketFiles = new SocketFiles();
+
     @Override
     protected SocketAddress newSocketAddress() {
-        return RingwireSocketTestPermutation.newDomainSocketAddress();
+        return socketFiles.newAddress(); // the server's and the client's own local path
+    }
+
+    @AfterEach
+    void removeSocketFiles() throws java.io.IOException {
+        socketFiles.deleteAll();
     }
 
     @Override
