@@ -27,6 +27,41 @@ public final class RingwireChannelOption<T> extends ChannelOption<T> {
         "TCP_KEEPINTVL");
     /** {@code TCP_KEEPCNT}: unanswered keepalive probes before the connection is dropped. */
     public static final ChannelOption<Integer> TCP_KEEPCNT = valueOf(RingwireChannelOption.class, "TCP_KEEPCNT");
+    /**
+     * {@code TCP_CORK}: partial segments wait until the cork is taken out (or 200 ms pass), so that what several
+     * flushes write leaves in full segments.
+     */
+    public static final ChannelOption<Boolean> TCP_CORK = valueOf(RingwireChannelOption.class, "TCP_CORK");
+    /**
+     * {@code TCP_NOTSENT_LOWAT}, bytes (an unsigned 32-bit value): the socket counts as writable, and takes more,
+     * only while fewer bytes than this wait unsent in it.
+     */
+    public static final ChannelOption<Long> TCP_NOTSENT_LOWAT = valueOf(RingwireChannelOption.class,
+        "TCP_NOTSENT_LOWAT");
+    /** {@code TCP_DEFER_ACCEPT}, seconds a listener waits for a connection's first data before accepting it. */
+    public static final ChannelOption<Integer> TCP_DEFER_ACCEPT = valueOf(RingwireChannelOption.class,
+        "TCP_DEFER_ACCEPT");
+
+    // The next four are the very constants of Netty's epoll and io_uring transports (one name in Netty's pool of
+    // options): bootstrap code that sets EpollChannelOption.IP_FREEBIND sets this.
+
+    /** {@code IP_FREEBIND}: bind an address that is not (yet) the host's. */
+    public static final ChannelOption<Boolean> IP_FREEBIND = valueOf("IP_FREEBIND");
+    /**
+     * {@code IP_TRANSPARENT}: bind and accept for addresses that are not the host's (transparent proxying, with the
+     * firewall's TPROXY rules); needs CAP_NET_ADMIN, else setting it fails with EPERM.
+     */
+    public static final ChannelOption<Boolean> IP_TRANSPARENT = valueOf("IP_TRANSPARENT");
+    /**
+     * {@code IP_BIND_ADDRESS_NO_PORT}: a client bound to an address with port 0 gets its port at connect, chosen by
+     * the whole 4-tuple, so one source address serves more than 64k connections to different peers.
+     */
+    public static final ChannelOption<Boolean> IP_BIND_ADDRESS_NO_PORT = valueOf("IP_BIND_ADDRESS_NO_PORT");
+    /**
+     * {@code IP_MULTICAST_ALL}: a datagram socket receives every group joined on the host (the kernel's default), or
+     * only those it joined itself.
+     */
+    public static final ChannelOption<Boolean> IP_MULTICAST_ALL = valueOf("IP_MULTICAST_ALL");
 
     /**
      * Bytes from which a TCP write goes as a zero-copy send (SEND_ZC / SENDMSG_ZC, Linux 6.1): the kernel sends from

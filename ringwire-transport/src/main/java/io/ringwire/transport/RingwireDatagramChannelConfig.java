@@ -21,6 +21,13 @@ import static io.ringwire.uring.SocketConstants.*;
  * silently cut (see {@link DatagramTruncatedException}).
  */
 public final class RingwireDatagramChannelConfig extends DefaultChannelConfig implements DatagramChannelConfig {
+    /** Socket options of one int that this config takes beside those its own methods name. */
+    private static final Map<ChannelOption<?>, SocketOptions.IntSockopt> INTS = Map.of(
+        RingwireChannelOption.IP_MULTICAST_ALL, new SocketOptions.IntSockopt(IPPROTO_IP, IP_MULTICAST_ALL,
+            Boolean.class),
+        RingwireChannelOption.IP_FREEBIND, SocketOptions.FREEBIND,
+        RingwireChannelOption.IP_TRANSPARENT, SocketOptions.TRANSPARENT);
+
     private final RingwireDatagramChannel channel;
     private volatile boolean activeOnOpen;
     /** The interface multicast leaves by (IP_MULTICAST_IF), as last set; null: the kernel's choice. */
@@ -37,10 +44,11 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), ChannelOption.SO_BROADCAST, ChannelOption.SO_RCVBUF,
+        return getOptions(getOptions(super.getOptions(), ChannelOption.SO_BROADCAST, ChannelOption.SO_RCVBUF,
             ChannelOption.SO_SNDBUF, ChannelOption.SO_REUSEADDR, ChannelOption.IP_MULTICAST_LOOP_DISABLED,
             ChannelOption.IP_MULTICAST_TTL, ChannelOption.IP_TOS, RingwireChannelOption.SO_REUSEPORT,
-            ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION, ChannelOption.IP_MULTICAST_IF);
+            ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION, ChannelOption.IP_MULTICAST_IF),
+            INTS.keySet().toArray(new ChannelOption<?>[0]));
     }
 
     @Override
@@ -76,8 +84,8 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             return (T) Boolean.valueOf(activeOnOpen);
         }
-        Object unix = SocketOptions.getUnixOption(fd(), option);
-        return unix != null ? (T) unix : super.getOption(option);
+        Object other = SocketOptions.getOther(this, fd(), option, INTS);
+        return other != null ? (T) other : super.getOption(option);
     }
 
     @Override
@@ -105,7 +113,7 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         } else if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             setActiveOnOpen((Boolean) value);
         } else {
-            return SocketOptions.setUnixOption(fd(), option, value) || super.setOption(option, value);
+            return SocketOptions.setOther(this, fd(), option, value, INTS) || super.setOption(option, value);
         }
         return true;
     }

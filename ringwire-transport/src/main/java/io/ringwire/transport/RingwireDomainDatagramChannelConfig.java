@@ -48,8 +48,8 @@ public final class RingwireDomainDatagramChannelConfig extends DefaultChannelCon
         if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             return (T) Boolean.valueOf(activeOnOpen);
         }
-        Object unix = SocketOptions.getUnixOption(channel.fd, option);
-        return unix != null ? (T) unix : super.getOption(option);
+        Object other = SocketOptions.getOther(this, channel.fd, option, Map.of());
+        return other != null ? (T) other : super.getOption(option);
     }
 
     @Override
@@ -62,7 +62,7 @@ public final class RingwireDomainDatagramChannelConfig extends DefaultChannelCon
         } else if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             setActiveOnOpen((Boolean) value);
         } else {
-            return SocketOptions.setUnixOption(channel.fd, option, value) || super.setOption(option, value);
+            return SocketOptions.setOther(this, channel.fd, option, value, Map.of()) || super.setOption(option, value);
         }
         return true;
     }

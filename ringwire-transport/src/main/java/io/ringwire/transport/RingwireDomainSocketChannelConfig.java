@@ -58,8 +58,8 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
         if (option == UnixChannelOption.DOMAIN_SOCKET_READ_MODE) {
             return (T) getReadMode();
         }
-        Object unix = SocketOptions.getUnixOption(channel.fd, option);
-        return unix != null ? (T) unix : super.getOption(option);
+        Object other = SocketOptions.getOther(this, channel.fd, option, Map.of());
+        return other != null ? (T) other : super.getOption(option);
     }
 
     @Override
@@ -76,7 +76,7 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
         } else if (option == UnixChannelOption.DOMAIN_SOCKET_READ_MODE) {
             setReadMode((DomainSocketReadMode) value);
         } else {
-            return SocketOptions.setUnixOption(channel.fd, option, value) || super.setOption(option, value);
+            return SocketOptions.setOther(this, channel.fd, option, value, Map.of()) || super.setOption(option, value);
         }
         return true;
     }

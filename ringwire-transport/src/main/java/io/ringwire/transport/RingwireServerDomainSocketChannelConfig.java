@@ -33,8 +33,8 @@ public final class RingwireServerDomainSocketChannelConfig extends DefaultChanne
         if (option == ChannelOption.SO_BACKLOG) {
             return (T) Integer.valueOf(getBacklog());
         }
-        Object unix = SocketOptions.getUnixOption(channel.fd, option);
-        return unix != null ? (T) unix : super.getOption(option);
+        Object other = SocketOptions.getOther(this, channel.fd, option, Map.of());
+        return other != null ? (T) other : super.getOption(option);
     }
 
     @Override
@@ -45,7 +45,7 @@ public final class RingwireServerDomainSocketChannelConfig extends DefaultChanne
         } else if (option == ChannelOption.SO_BACKLOG) {
             setBacklog((Integer) value);
         } else {
-            return SocketOptions.setUnixOption(channel.fd, option, value) || super.setOption(option, value);
+            return SocketOptions.setOther(this, channel.fd, option, value, Map.of()) || super.setOption(option, value);
         }
         return true;
     }

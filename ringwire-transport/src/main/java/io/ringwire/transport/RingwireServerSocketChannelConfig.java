@@ -15,6 +15,13 @@ import static io.ringwire.uring.SocketConstants.*;
 
 /** Options of a {@link RingwireServerSocketChannel}; socket options go straight to the kernel. */
 public final class RingwireServerSocketChannelConfig extends DefaultChannelConfig implements ServerSocketChannelConfig {
+    /** Socket options of one int that this config takes beside those its own methods name. */
+    private static final Map<ChannelOption<?>, SocketOptions.IntSockopt> INTS = Map.of(
+        RingwireChannelOption.TCP_DEFER_ACCEPT, new SocketOptions.IntSockopt(IPPROTO_TCP, TCP_DEFER_ACCEPT,
+            Integer.class),
+        RingwireChannelOption.IP_FREEBIND, SocketOptions.FREEBIND,
+        RingwireChannelOption.IP_TRANSPARENT, SocketOptions.TRANSPARENT);
+
     private final RingwireServerSocketChannel channel;
     private volatile int backlog = NetUtil.SOMAXCONN;
 
@@ -26,8 +33,9 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), ChannelOption.SO_RCVBUF, ChannelOption.SO_REUSEADDR,
-            ChannelOption.SO_BACKLOG, RingwireChannelOption.SO_REUSEPORT, ChannelOption.TCP_FASTOPEN);
+        return getOptions(getOptions(super.getOptions(), ChannelOption.SO_RCVBUF, ChannelOption.SO_REUSEADDR,
+            ChannelOption.SO_BACKLOG, RingwireChannelOption.SO_REUSEPORT, ChannelOption.TCP_FASTOPEN),
+            INTS.keySet().toArray(new ChannelOption<?>[0]));
     }
 
     @Override
@@ -48,8 +56,8 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
         if (option == RingwireChannelOption.SO_REUSEPORT) {
             return (T) Boolean.valueOf(SocketOptions.getBoolean(channel.fd, SOL_SOCKET, SO_REUSEPORT));
         }
-        Object unix = SocketOptions.getUnixOption(channel.fd, option);
-        return unix != null ? (T) unix : super.getOption(option);
+        Object other = SocketOptions.getOther(this, channel.fd, option, INTS);
+        return other != null ? (T) other : super.getOption(option);
     }
 
     @Override
@@ -67,7 +75,7 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
         } else if (option == RingwireChannelOption.SO_REUSEPORT) {
             SocketOptions.setBoolean(channel.fd, SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
         } else {
-            return SocketOptions.setUnixOption(channel.fd, option, value) || super.setOption(option, value);
+            return SocketOptions.setOther(this, channel.fd, option, value, INTS) || super.setOption(option, value);
         }
         return true;
     }

@@ -16,6 +16,16 @@ import static io.ringwire.uring.SocketConstants.*;
 
 /** Options of a {@link RingwireSocketChannel}; socket options go straight to the kernel. */
 public final class RingwireSocketChannelConfig extends DefaultChannelConfig implements SocketChannelConfig {
+    /** Socket options of one int that this config takes beside those its own methods name. */
+    private static final Map<ChannelOption<?>, SocketOptions.IntSockopt> INTS = Map.of(
+        RingwireChannelOption.TCP_CORK, new SocketOptions.IntSockopt(IPPROTO_TCP, TCP_CORK, Boolean.class),
+        RingwireChannelOption.TCP_NOTSENT_LOWAT, new SocketOptions.IntSockopt(IPPROTO_TCP, TCP_NOTSENT_LOWAT,
+            Long.class),
+        RingwireChannelOption.IP_FREEBIND, SocketOptions.FREEBIND,
+        RingwireChannelOption.IP_TRANSPARENT, SocketOptions.TRANSPARENT,
+        RingwireChannelOption.IP_BIND_ADDRESS_NO_PORT, new SocketOptions.IntSockopt(IPPROTO_IP,
+            IP_BIND_ADDRESS_NO_PORT, Boolean.class));
+
     private final RingwireSocketChannel channel;
     private volatile boolean allowHalfClosure;
 
@@ -31,13 +41,13 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), ChannelOption.SO_RCVBUF, ChannelOption.SO_SNDBUF,
+        return getOptions(getOptions(super.getOptions(), ChannelOption.SO_RCVBUF, ChannelOption.SO_SNDBUF,
             ChannelOption.TCP_NODELAY, ChannelOption.SO_KEEPALIVE, ChannelOption.SO_REUSEADDR,
             ChannelOption.SO_LINGER, ChannelOption.IP_TOS, ChannelOption.ALLOW_HALF_CLOSURE,
             RingwireChannelOption.SO_REUSEPORT, RingwireChannelOption.TCP_QUICKACK, ChannelOption.TCP_FASTOPEN_CONNECT,
             RingwireChannelOption.TCP_USER_TIMEOUT, RingwireChannelOption.TCP_KEEPIDLE,
             RingwireChannelOption.TCP_KEEPINTVL, RingwireChannelOption.TCP_KEEPCNT,
-            RingwireChannelOption.SEND_ZC_THRESHOLD);
+            RingwireChannelOption.SEND_ZC_THRESHOLD), INTS.keySet().toArray(new ChannelOption<?>[0]));
     }
 
     /** Default of {@link RingwireChannelOption#SEND_ZC_THRESHOLD}: 0, off. */
@@ -121,8 +131,8 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         if (tcp >= 0) {
             return (T) Integer.valueOf(SocketOptions.get(fd(), IPPROTO_TCP, tcp));
         }
-        Object unix = SocketOptions.getUnixOption(channel.fd, option);
-        return unix != null ? (T) unix : super.getOption(option);
+        Object other = SocketOptions.getOther(this, channel.fd, option, INTS);
+        return other != null ? (T) other : super.getOption(option);
     }
 
     @Override
@@ -157,7 +167,7 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         } else if (tcpIntOption(option) >= 0) {
             SocketOptions.set(fd(), IPPROTO_TCP, tcpIntOption(option), (Integer) value);
         } else {
-            return SocketOptions.setUnixOption(channel.fd, option, value) || super.setOption(option, value);
+            return SocketOptions.setOther(this, channel.fd, option, value, INTS) || super.setOption(option, value);
         }
         return true;
     }

@@ -1,15 +1,18 @@
 package io.ringwire.transport;
 
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.unix.IntegerUnixChannelOption;
 import io.netty.channel.unix.RawUnixChannelOption;
 import io.ringwire.uring.Errno;
 import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.SocketConstants;
 import io.ringwire.uring.Sockets;
 
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
+import java.util.Map;
 
 import static io.ringwire.uring.SocketConstants.IPPROTO_IP;
 import static io.ringwire.uring.SocketConstants.IPPROTO_IPV6;
@@ -106,6 +109,114 @@ final class SocketOptions {
             }
         }
         return null;
+    }
+
+    /**
+     * A channel option that is one int socket option at ({@code level}, {@code optname}), read and written as the
+     * option's {@code type}: Boolean (0 or 1), Integer, or Long (an unsigned 32-bit value).
+     */
+    record IntSockopt(int level, int optname, Class<?> type) {
+        Object get(int fd) {
+            int v = SocketOptions.get(fd, level, optname);
+            if (type == Boolean.class) {
+                return v != 0;
+            }
+            return type == Long.class ? (Object) (v & 0xFFFF_FFFFL) : (Object) v;
+        }
+
+        void set(int fd, Object value) {
+            int v;
+            if (value instanceof Boolean b) {
+                v = b ? 1 : 0;
+            } else if (value instanceof Long l) {
+                if (l < 0 || l > 0xFFFF_FFFFL) {
+                    throw new IllegalArgumentException("an unsigned 32-bit value, 0 to 4294967295: " + l);
+                }
+                v = (int) (long) l;
+            } else {
+                v = (Integer) value;
+            }
+            SocketOptions.set(fd, level, optname, v);
+        }
+    }
+
+    /**
+     * Reads an option a config does not name itself: one of its {@code ints}, one of Netty's options by numbers
+     * ({@link #getUnixOption}), or one of Netty's epoll or io_uring options that has a Ringwire twin
+     * ({@link #equivalent}), read as that twin through {@code config}.
+     *
+     * @return the value, or null if {@code option} is none of those
+     */
+    static Object getOther(ChannelConfig config, int fd, ChannelOption<?> option,
+                           Map<ChannelOption<?>, IntSockopt> ints) {
+        IntSockopt o = ints.get(option);
+        if (o != null) {
+            return o.get(fd);
+        }
+        Object unix = getUnixOption(fd, option);
+        if (unix != null) {
+            return unix;
+        }
+        ChannelOption<?> twin = equivalent(option);
+        return twin == null ? null : config.getOption(twin);
+    }
+
+    /**
+     * Sets an option a config does not name itself, as {@link #getOther} reads it.
+     *
+     * @return whether {@code option} was one of those, and is now set
+     */
+    @SuppressWarnings("unchecked")
+    static boolean setOther(ChannelConfig config, int fd, ChannelOption<?> option, Object value,
+                            Map<ChannelOption<?>, IntSockopt> ints) {
+        IntSockopt o = ints.get(option);
+        if (o != null) {
+            o.set(fd, value);
+            return true;
+        }
+        if (setUnixOption(fd, option, value)) {
+            return true;
+        }
+        ChannelOption<Object> twin = (ChannelOption<Object>) equivalent(option);
+        return twin != null && config.setOption(twin, value);
+    }
+
+    static final IntSockopt FREEBIND = new IntSockopt(IPPROTO_IP, SocketConstants.IP_FREEBIND, Boolean.class);
+    static final IntSockopt TRANSPARENT = new IntSockopt(IPPROTO_IP, SocketConstants.IP_TRANSPARENT, Boolean.class);
+
+    /** Ringwire's options that have a twin of the same name and value type among Netty's epoll and io_uring ones. */
+    private static final Map<String, ChannelOption<?>> TWINS = Map.ofEntries(
+        Map.entry("SO_REUSEPORT", RingwireChannelOption.SO_REUSEPORT),
+        Map.entry("TCP_QUICKACK", RingwireChannelOption.TCP_QUICKACK),
+        Map.entry("TCP_USER_TIMEOUT", RingwireChannelOption.TCP_USER_TIMEOUT),
+        Map.entry("TCP_KEEPIDLE", RingwireChannelOption.TCP_KEEPIDLE),
+        Map.entry("TCP_KEEPINTVL", RingwireChannelOption.TCP_KEEPINTVL),
+        Map.entry("TCP_KEEPCNT", RingwireChannelOption.TCP_KEEPCNT),
+        Map.entry("TCP_CORK", RingwireChannelOption.TCP_CORK),
+        Map.entry("TCP_NOTSENT_LOWAT", RingwireChannelOption.TCP_NOTSENT_LOWAT),
+        Map.entry("TCP_DEFER_ACCEPT", RingwireChannelOption.TCP_DEFER_ACCEPT));
+
+    /** The classes that declare Netty's native transports' options (Epoll's inherits SO_REUSEPORT from Unix's). */
+    private static final java.util.Set<String> NETTY_OPTION_CLASSES = java.util.Set.of(
+        "io.netty.channel.epoll.EpollChannelOption", "io.netty.channel.uring.IoUringChannelOption",
+        "io.netty.channel.unix.UnixChannelOption");
+
+    /**
+     * Netty's epoll and io_uring transports declare most of their options in their own classes
+     * ({@code EpollChannelOption.TCP_KEEPIDLE} is named {@code io.netty.channel.epoll.EpollChannelOption#TCP_KEEPIDLE}
+     * in Netty's pool), so they are not Ringwire's constants; bootstrap code written for those transports keeps its
+     * options on Ringwire through this. (The options Netty names without a class, such as {@code IP_FREEBIND}, are
+     * Ringwire's own constants already.)
+     *
+     * @return Ringwire's option of the same name and value type, or null
+     */
+    static ChannelOption<?> equivalent(ChannelOption<?> option) {
+        String name = option.name();
+        int hash = name.indexOf('#');
+        if (hash < 0 || !NETTY_OPTION_CLASSES.contains(name.substring(0, hash))) {
+            return null;
+        }
+        return TWINS.get(name.substring(hash + 1));
     }
 
     /** @return IPV6_TCLASS on an IPv6 socket, IP_TOS on an IPv4 one */

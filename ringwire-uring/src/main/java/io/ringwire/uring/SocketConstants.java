@@ -38,6 +38,12 @@ public final class SocketConstants {
     /** Bind an address now, choose the port at connect (by the whole 4-tuple): many clients per source address. */
     public static final int IP_BIND_ADDRESS_NO_PORT = 24;
     public static final int IP_MULTICAST_TTL = 33;
+    /** Bind an address that is not (yet) the host's. */
+    public static final int IP_FREEBIND = 15;
+    /** Bind and accept for any address (transparent proxying, with TPROXY rules); needs CAP_NET_ADMIN. */
+    public static final int IP_TRANSPARENT = 19;
+    /** Whether a multicast socket receives every group joined on the host, or only its own (0). */
+    public static final int IP_MULTICAST_ALL = 49;
     public static final int IP_ADD_MEMBERSHIP = 35;
     public static final int IP_DROP_MEMBERSHIP = 36;
     public static final int IPV6_MULTICAST_IF = 17;
@@ -50,6 +56,8 @@ public final class SocketConstants {
     public static final int IPV6_TCLASS = 67;
     public static final int TCP_NODELAY = 1;
     public static final int TCP_CORK = 3;
+    /** Seconds a listener waits for a connection's first data before accept sees it. */
+    public static final int TCP_DEFER_ACCEPT = 9;
     public static final int TCP_KEEPIDLE = 4;
     public static final int TCP_KEEPINTVL = 5;
     public static final int TCP_KEEPCNT = 6;

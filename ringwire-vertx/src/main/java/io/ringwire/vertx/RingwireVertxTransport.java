@@ -32,11 +32,9 @@ import java.net.SocketException;
 
 /**
  * Vert.x's transport SPI on Ringwire: its event loops, TCP and Unix domain socket channels, the datagram channel its
- * DNS resolver and datagram sockets use, and the TCP options Vert.x knows mapped to Ringwire's. Users pass
- * {@link RingwireTransport#RINGWIRE} to {@code Vertx.builder().withTransport(...)}.
- *
- * <p>Not mapped: {@code TcpOption.CORK} (Ringwire has no TCP_CORK option; setting it logs Netty's "unknown channel
- * option" warning and changes nothing).
+ * DNS resolver and datagram sockets use, and the TCP options Vert.x knows mapped to Ringwire's (as Vert.x's epoll
+ * transport maps them to Netty's). Users pass {@link RingwireTransport#RINGWIRE} to
+ * {@code Vertx.builder().withTransport(...)}.
  */
 public final class RingwireVertxTransport implements Transport {
     private final RingwireIoHandlerConfig config;
@@ -150,6 +148,7 @@ public final class RingwireVertxTransport implements Transport {
             NioTransport.configChildOption(bootstrap, tcp, TcpOption.USER_TIMEOUT,
                 RingwireChannelOption.TCP_USER_TIMEOUT);
             NioTransport.configChildOption(bootstrap, tcp, TcpOption.QUICKACK, RingwireChannelOption.TCP_QUICKACK);
+            NioTransport.configChildOption(bootstrap, tcp, TcpOption.CORK, RingwireChannelOption.TCP_CORK);
             if (positive(tcp, TcpOption.KEEPCNT)) {
                 NioTransport.configChildOption(bootstrap, tcp, TcpOption.KEEPCNT, RingwireChannelOption.TCP_KEEPCNT);
             }
@@ -171,6 +170,7 @@ public final class RingwireVertxTransport implements Transport {
             NioTransport.configOption(bootstrap, tcp, TcpOption.FASTOPEN_CONNECT, ChannelOption.TCP_FASTOPEN_CONNECT);
             NioTransport.configOption(bootstrap, tcp, TcpOption.USER_TIMEOUT, RingwireChannelOption.TCP_USER_TIMEOUT);
             NioTransport.configOption(bootstrap, tcp, TcpOption.QUICKACK, RingwireChannelOption.TCP_QUICKACK);
+            NioTransport.configOption(bootstrap, tcp, TcpOption.CORK, RingwireChannelOption.TCP_CORK);
             if (positive(tcp, TcpOption.KEEPCNT)) {
                 NioTransport.configOption(bootstrap, tcp, TcpOption.KEEPCNT, RingwireChannelOption.TCP_KEEPCNT);
             }

@@ -2,6 +2,7 @@ package io.ringwire.vertx;
 
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
+import io.ringwire.transport.RingwireChannelOption;
 import io.ringwire.transport.RingwireCounters;
 import io.ringwire.transport.RingwireDatagramChannel;
 import io.vertx.core.Vertx;
@@ -168,6 +169,19 @@ class RingwireVertxTransportTest {
         } finally {
             ch.unsafe().closeForcibly();
         }
+    }
+
+    /** TCP_CORK, which Vert.x maps on its own epoll and io_uring transports, reaches Ringwire's option too. */
+    @Test
+    void tcpCorkIsMappedForServersAndClients() {
+        io.vertx.core.net.TcpConfig tcp = new io.vertx.core.net.TcpConfig()
+            .setOption(io.vertx.core.net.TcpOption.CORK, true);
+        io.netty.bootstrap.ServerBootstrap server = new io.netty.bootstrap.ServerBootstrap();
+        new RingwireVertxTransport().configure(tcp, false, server);
+        assertEquals(true, server.config().childOptions().get(RingwireChannelOption.TCP_CORK));
+        io.netty.bootstrap.Bootstrap client = new io.netty.bootstrap.Bootstrap();
+        new RingwireVertxTransport().configure(tcp, false, client);
+        assertEquals(true, client.config().options().get(RingwireChannelOption.TCP_CORK));
     }
 
     @Test
