@@ -1,6 +1,5 @@
 package io.ringwire.transport;
 
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.EpollChannelOption;
@@ -11,7 +10,6 @@ import io.ringwire.uring.Errno;
 import io.ringwire.uring.NativeIoException;
 import org.junit.jupiter.api.Test;
 
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -29,12 +27,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code UnixChannelOption.SO_REUSEPORT}) keeps its options when its channels become Ringwire's.
  */
 class NettyTransportOptionsTest extends OneLoopTestBase {
-
-    private static <C extends Channel> C registered(Supplier<C> channel) throws InterruptedException {
-        C ch = channel.get();
-        group.register(ch).sync();
-        return ch;
-    }
 
     @Test
     void aTcpSocketTakesCorkLowWaterMarkFreebindAndNoPortBinding() throws Exception {

@@ -30,6 +30,14 @@ abstract class OneLoopTestBase {
         group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
     }
 
+    /** @return the channel {@code channel} makes, registered with the loop (not bound or connected) */
+    static <C extends io.netty.channel.Channel> C registered(java.util.function.Supplier<C> channel)
+        throws InterruptedException {
+        C ch = channel.get();
+        group.register(ch).sync();
+        return ch;
+    }
+
     /**
      * Holds {@code loop} in a task until the returned latch is counted down, so that completions pile up for its next
      * enter; returns once the loop is held.

@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -42,12 +41,6 @@ class UnixChannelOptionTest extends OneLoopTestBase {
     private static final IntegerUnixChannelOption SNDBUF = new IntegerUnixChannelOption("SNDBUF", SOL_SOCKET,
         SO_SNDBUF);
     private static final RawUnixChannelOption LINGER = new RawUnixChannelOption("LINGER", SOL_SOCKET, SO_LINGER, 8);
-
-    private static <C extends Channel> C registered(Supplier<C> channel) throws InterruptedException {
-        C ch = channel.get();
-        group.register(ch).sync();
-        return ch;
-    }
 
     @Test
     void anIntOptionReachesATcpSocket() throws Exception {
