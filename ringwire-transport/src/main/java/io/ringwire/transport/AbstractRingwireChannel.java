@@ -490,6 +490,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
             return;
         }
         readPending = false;
+        trace("autoRead off");
         RingwireIoRegistration r = registration;
         if (inFlight(READ_MULTISHOT) && r != null && r.isValid() && cancelReadAtOnceWhenPaused()) {
             cancel(r, readOpcode(), MULTISHOT);
@@ -557,6 +558,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
 
     @Override
     protected void doClose() throws Exception {
+        trace("close");
         active = false;
         open = false;
         int f = fd;
@@ -698,8 +700,23 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
         return 0;
     }
 
+    /** This channel's last operations, with {@code -Dringwire.trace=N}; else null. */
+    final OpTrace opTrace = OpTrace.ON ? new OpTrace() : null;
+
+    /** Records a channel event in the trace, with {@code -Dringwire.trace}. */
+    final void trace(String event) {
+        if (OpTrace.ON) {
+            opTrace.note(event);
+        }
+    }
+
     /** The unsafe of every Ringwire channel is also its {@link RingwireIoHandle}. */
     abstract class RingwireUnsafe extends AbstractUnsafe implements RingwireIoHandle {
+        /** @return the channel's trace, or null */
+        final OpTrace opTrace() {
+            return opTrace;
+        }
+
         /**
          * With SO_LINGER above 0, close(2) may wait for the peer to take the unsent bytes: it must not wait on the
          * event loop. Every operation of the channel is cancelled here, on the loop, and close(2) runs on Netty's

@@ -310,6 +310,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
 
     @Override
     protected void doShutdownOutput() throws Exception {
+        trace("shutdownOutput");
         if (!isOpen()) {
             throw new java.nio.channels.ClosedChannelException();
         }
@@ -379,6 +380,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
     @Override
     protected void doBeginRead() {
         readPending = true;
+        trace("read()");
         if (pendingInput != null) {
             scheduleDeliverPendingInput();
             return;
@@ -1089,6 +1091,9 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         }
 
         private void stash(ByteBuffer src, ByteBufAllocator alloc) {
+            if (OpTrace.ON) {
+                trace("kept for a read(): " + src.remaining() + " bytes");
+            }
             if (pendingInput == null) {
                 pendingInput = alloc.directBuffer(src.remaining());
             }
@@ -1164,6 +1169,7 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
         }
 
         private void handleEof() {
+            trace("end of input");
             if (!isOpen()) {
                 return;
             }

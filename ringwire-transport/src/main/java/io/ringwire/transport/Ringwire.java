@@ -59,6 +59,41 @@ public final class Ringwire {
         }
     }
 
+    /** The system property that keeps each channel's last N operations for {@link #trace}. */
+    public static final String TRACE_PROPERTY = "ringwire.trace";
+
+    /**
+     * A Ringwire channel's last operations, oldest first, one per line: each SQE it prepared ({@code submit}), each
+     * CQE it got with its result, errno and flags ({@code cqe}), and the channel's own events (a read asked for,
+     * autoRead going off, bytes kept for a read, the end of input, the close), each with the milliseconds since the
+     * channel was made. Kept only when the JVM runs with {@code -Dringwire.trace=N} (the last N per channel; off by
+     * default, when the I/O paths record nothing). For finding out why a connection stalled or closed, e.g. from a
+     * close future's listener or a debugger.
+     *
+     * @param channel a Ringwire channel
+     * @return the trace, read on the channel's event loop; or a line saying that tracing is off
+     * @throws IllegalArgumentException if {@code channel} is not Ringwire's
+     */
+    public static io.netty.util.concurrent.Future<String> trace(io.netty.channel.Channel channel) {
+        if (!(channel instanceof AbstractRingwireChannel c)) {
+            throw new IllegalArgumentException("not a Ringwire channel: " + channel);
+        }
+        if (!OpTrace.ON) {
+            return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture("tracing is off: run "
+                + "with -D" + TRACE_PROPERTY + "=64 to keep each channel's last 64 operations");
+        }
+        io.netty.channel.EventLoop loop;
+        try {
+            loop = c.eventLoop();
+        } catch (IllegalStateException neverRegistered) {
+            loop = null;
+        }
+        if (loop == null || loop.inEventLoop() || loop.isShutdown()) {
+            return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(c.opTrace.describe());
+        }
+        return loop.submit(c.opTrace::describe);
+    }
+
     private static String hint(Throwable cause) {
         if (cause instanceof NativeIoException e) {
             if (e.errno() == Errno.EPERM) {

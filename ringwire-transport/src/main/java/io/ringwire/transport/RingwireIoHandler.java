@@ -507,14 +507,13 @@ public final class RingwireIoHandler implements IoHandler {
         }
         RingwireIoRegistration r = registrations.get(id);
         if (r == null) {
-            if (IoUringCqe.hasBuffer(flags) && recvBuffers != null) {
-                // a receive whose registration is gone still took a ring buffer: give it back, or the ring runs dry
-                recvBuffers.release(IoUringCqe.bufferId(flags), res, flags);
-            }
-            logger.debug("completion for unknown registration {}: op={} res={}", id, IoUringConstants.opName(op), res);
+            unknownRegistration(id, op, res, flags);
             return;
         }
         boolean last = !IoUringCqe.hasMore(flags);
+        if (OpTrace.ON && r.trace != null) {
+            r.trace.completed(op, res, flags, UserData.data(userData));
+        }
         try {
             RingwireIoHandle h = r.fastHandle();
             if (h != null) {
@@ -532,6 +531,15 @@ public final class RingwireIoHandler implements IoHandler {
                 unregister(r);
             }
         }
+    }
+
+    /** A CQE for a registration no longer in the table (kept apart so that {@link #dispatch} stays small). */
+    private void unknownRegistration(int id, byte op, int res, int flags) {
+        if (IoUringCqe.hasBuffer(flags) && recvBuffers != null) {
+            // a receive whose registration is gone still took a ring buffer: give it back, or the ring runs dry
+            recvBuffers.release(IoUringCqe.bufferId(flags), res, flags);
+        }
+        logger.debug("completion for unknown registration {}: op={} res={}", id, IoUringConstants.opName(op), res);
     }
 
     @Override

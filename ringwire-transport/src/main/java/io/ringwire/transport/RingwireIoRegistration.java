@@ -27,12 +27,15 @@ public final class RingwireIoRegistration implements IoRegistration {
     boolean beforeEnterRequested;
     boolean afterCompletionsRequested;
     boolean retryRequested;
+    /** The channel's trace, with {@code -Dringwire.trace}; else null. */
+    final OpTrace trace;
 
     RingwireIoRegistration(RingwireIoHandler handler, IoHandle handle, int id) {
         this.handler = handler;
         this.handle = handle;
         this.fastHandle = handle instanceof RingwireIoHandle h ? h : null;
         this.id = id;
+        this.trace = OpTrace.ON && handle instanceof AbstractRingwireChannel.RingwireUnsafe u ? u.opTrace() : null;
     }
 
     /** @return the id in this registration's user_data */
@@ -81,6 +84,9 @@ public final class RingwireIoRegistration implements IoRegistration {
      * @return the user_data to put in the SQE
      */
     public long nextUserData(byte opcode, int data) {
+        if (OpTrace.ON && trace != null) {
+            trace.submitted(opcode, data);
+        }
         inFlight++;
         preparedAtEnter = handler.enterCount();
         return UserData.encode(id, opcode, data);
