@@ -5,6 +5,7 @@ import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.SockAddr;
+import io.ringwire.uring.SocketConstants;
 import io.ringwire.uring.Sockets;
 
 import java.lang.foreign.MemorySegment;
@@ -56,6 +57,24 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
     @Override
     public RingwireSocketChannelConfig config() {
         return tcpConfig;
+    }
+
+    /**
+     * This connection's {@code TCP_INFO} now (round-trip time, congestion window, retransmissions, bytes acknowledged
+     * and received, ...), as Netty's {@code EpollSocketChannel.tcpInfo()} and {@code IoUringSocketChannel.tcpInfo()}
+     * give it.
+     *
+     * @return a snapshot
+     * @throws io.netty.channel.ChannelException naming the errno; on a closed channel caused by a
+     *                                          {@link java.nio.channels.ClosedChannelException}
+     */
+    public RingwireTcpInfo tcpInfo() {
+        try {
+            return new RingwireTcpInfo(Sockets.getBytes(fd, SocketConstants.IPPROTO_TCP, SocketConstants.TCP_INFO,
+                RingwireTcpInfo.SIZE));
+        } catch (NativeIoException e) {
+            throw SocketOptions.failure(e);
+        }
     }
 
     @Override
