@@ -712,7 +712,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
 
     /** The unsafe of every Ringwire channel is also its {@link RingwireIoHandle}. */
     abstract class RingwireUnsafe extends AbstractUnsafe implements RingwireIoHandle {
-        /** @return the channel's trace, or null */
+        /** @return the channel's trace (null unless {@link OpTrace#ON}) */
         final OpTrace opTrace() {
             return opTrace;
         }

@@ -511,8 +511,8 @@ public final class RingwireIoHandler implements IoHandler {
             return;
         }
         boolean last = !IoUringCqe.hasMore(flags);
-        if (OpTrace.ON && r.trace != null) {
-            r.trace.completed(op, res, flags, UserData.data(userData));
+        if (OpTrace.ON) {
+            r.traceCompleted(op, res, flags, UserData.data(userData));
         }
         try {
             RingwireIoHandle h = r.fastHandle();

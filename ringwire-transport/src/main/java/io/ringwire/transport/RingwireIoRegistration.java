@@ -27,15 +27,26 @@ public final class RingwireIoRegistration implements IoRegistration {
     boolean beforeEnterRequested;
     boolean afterCompletionsRequested;
     boolean retryRequested;
-    /** The channel's trace, with {@code -Dringwire.trace}; else null. */
-    final OpTrace trace;
 
     RingwireIoRegistration(RingwireIoHandler handler, IoHandle handle, int id) {
         this.handler = handler;
         this.handle = handle;
         this.fastHandle = handle instanceof RingwireIoHandle h ? h : null;
         this.id = id;
-        this.trace = OpTrace.ON && handle instanceof AbstractRingwireChannel.RingwireUnsafe u ? u.opTrace() : null;
+    }
+
+    /** Records an SQE of this registration in its channel's trace; call only with {@link OpTrace#ON}. */
+    private void traceSubmitted(byte opcode, int data) {
+        if (handle instanceof AbstractRingwireChannel.RingwireUnsafe u) {
+            u.opTrace().submitted(opcode, data);
+        }
+    }
+
+    /** Records a CQE of this registration in its channel's trace; call only with {@link OpTrace#ON}. */
+    void traceCompleted(byte opcode, int res, int flags, int data) {
+        if (handle instanceof AbstractRingwireChannel.RingwireUnsafe u) {
+            u.opTrace().completed(opcode, res, flags, data);
+        }
     }
 
     /** @return the id in this registration's user_data */
@@ -84,8 +95,8 @@ public final class RingwireIoRegistration implements IoRegistration {
      * @return the user_data to put in the SQE
      */
     public long nextUserData(byte opcode, int data) {
-        if (OpTrace.ON && trace != null) {
-            trace.submitted(opcode, data);
+        if (OpTrace.ON) {
+            traceSubmitted(opcode, data);
         }
         inFlight++;
         preparedAtEnter = handler.enterCount();
