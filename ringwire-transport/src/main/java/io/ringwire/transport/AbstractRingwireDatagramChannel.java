@@ -53,6 +53,9 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     private static final int MSGHDR_SIZE = 56;
     /** struct io_uring_recvmsg_out { u32 namelen, controllen, payloadlen, flags; } */
     private static final int RECVMSG_OUT_SIZE = 16;
+    /** CMSG_SPACE of a u16 (UDP_SEGMENT) and of an int (UDP_GRO): a 16-byte cmsghdr, the data padded to 8. */
+    private static final int CMSG_SPACE_2 = 24;
+    private static final int CMSG_SPACE_4 = 24;
 
     /*
      * Native memory of this channel's own, for as long as a receive may use it (the kernel writes the sender's
@@ -63,7 +66,9 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     private static final int DIRECT_HDR = MULTISHOT_HDR + MSGHDR_SIZE;
     private static final int DIRECT_NAME = DIRECT_HDR + MSGHDR_SIZE;
     private static final int DIRECT_IOV = DIRECT_NAME + SockAddr.STORAGE_SIZE;
-    private static final int NATIVE_SIZE = DIRECT_IOV + 16;
+    /** The direct RECVMSG's control buffer: room for one UDP_GRO message (an int). */
+    private static final int DIRECT_CONTROL = DIRECT_IOV + 16;
+    private static final int NATIVE_SIZE = DIRECT_CONTROL + CMSG_SPACE_4;
 
     /** Room for the sender's address in each ring buffer (the largest address of the channel's family). */
     private final int nameRoom;
@@ -111,6 +116,21 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
 
     /** @return the packet type to say in an error about a message the channel cannot write */
     abstract String messageTypes();
+
+    /** @return whether the kernel may hand several datagrams to one receive (UDP_GRO) */
+    boolean udpGro() {
+        return false;
+    }
+
+    /** @return the largest datagram the channel expects, or 0: its RecvByteBufAllocator's size */
+    int maxDatagramPayloadSize() {
+        return 0;
+    }
+
+    /** @return the segment size of a datagram to be cut into segments by the kernel (UDP GSO), or 0 */
+    int segmentSize(Object msg) {
+        return 0;
+    }
 
     /**
      * @return whether a batch's sends go as one linked chain that stops at a full peer: each with MSG_DONTWAIT, so a
@@ -209,7 +229,10 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         RingwireIoHandler h = r.handler();
         BufferRing ring = h.recvBuffers();
         int room = ring == null ? 0 : ring.bufferSize() - RECVMSG_OUT_SIZE - nameRoom;
-        boolean ringFits = ring != null && !ring.isIncremental() && room >= unsafe().recvBufAllocHandle().guess();
+        int largest = maxDatagramPayloadSize();
+        // GRO's batches of up to 64 KiB go into the allocator's buffers: a ring buffer would cut them
+        boolean ringFits = ring != null && !ring.isIncremental() && !udpGro()
+            && room >= (largest > 0 ? largest : unsafe().recvBufAllocHandle().guess());
         if (ringFits && !ringDry && config().isAutoRead() && h.config().multishotRecv()) {
             long hdr = nativeArea.address() + MULTISHOT_HDR;
             // MSG_TRUNC: io_uring_recvmsg_out.payloadlen then says a cut datagram's real length
@@ -237,10 +260,15 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         MemorySegment n = nativeArea;
         long base = n.address();
         n.asSlice(DIRECT_HDR, MSGHDR_SIZE + SockAddr.STORAGE_SIZE).fill((byte) 0);
+        n.asSlice(DIRECT_CONTROL, CMSG_SPACE_4).fill((byte) 0);
         n.set(JAVA_LONG, DIRECT_HDR, base + DIRECT_NAME);          // msg_name
         n.set(JAVA_INT, DIRECT_HDR + 8, SockAddr.STORAGE_SIZE);    // msg_namelen
         n.set(JAVA_LONG, DIRECT_HDR + 16, base + DIRECT_IOV);      // msg_iov
         n.set(JAVA_LONG, DIRECT_HDR + 24, 1);                      // msg_iovlen
+        if (udpGro()) {
+            n.set(JAVA_LONG, DIRECT_HDR + 32, base + DIRECT_CONTROL); // msg_control: the batch's segment size
+            n.set(JAVA_LONG, DIRECT_HDR + 40, CMSG_SPACE_4);          // msg_controllen
+        }
         n.set(JAVA_LONG, DIRECT_IOV, address);
         n.set(JAVA_LONG, DIRECT_IOV + 8, buf.writableBytes());
         try {
@@ -254,6 +282,19 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         directBuf = buf;
         started(READ_DIRECT);
         r.handler().counters().directRecvs++;
+    }
+
+    /**
+     * @return the segment size the direct RECVMSG's control message says (a UDP_GRO batch), or 0: the control buffer
+     *         is zeroed before each receive, so a receive without one leaves cmsg_len 0
+     */
+    private static int groSegmentSize(MemorySegment n) {
+        long length = n.get(JAVA_LONG, DIRECT_CONTROL);       // cmsg_len
+        if (length < 20 || n.get(JAVA_INT, DIRECT_CONTROL + 8) != SocketConstants.IPPROTO_UDP
+            || n.get(JAVA_INT, DIRECT_CONTROL + 12) != SocketConstants.UDP_GRO) {
+            return 0;
+        }
+        return n.get(JAVA_INT, DIRECT_CONTROL + 16);
     }
 
     // ------------------------------------------------------------------------------------------ sending
@@ -406,8 +447,13 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                         truncated(res, buf.writableBytes(), sender);
                     } else {
                         buf.writerIndex(buf.writerIndex() + res);
-                        received(buf, sender);
-                        buf = null; // the pipeline owns it
+                        int segment = groSegmentSize(n);
+                        if (segment > 0 && res > segment) {
+                            receivedSegments(buf, segment, sender);
+                        } else {
+                            received(buf, sender);
+                            buf = null; // the pipeline owns it
+                        }
                     }
                 } else if (res < 0) {
                     recvError(res);
@@ -429,6 +475,17 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                 readPending = false; // this datagram answers the read()
             }
             pipeline().fireChannelRead(packet(buf, sender));
+        }
+
+        /**
+         * A GRO batch: several datagrams of {@code segment} bytes (the last may be shorter) from one sender, passed up
+         * one packet each, as slices of the receive's buffer (released by the caller).
+         */
+        private void receivedSegments(ByteBuf buf, int segment, A sender) {
+            registration.handler().counters().groBatches++;
+            while (buf.isReadable() && isOpen()) {
+                received(buf.readRetainedSlice(Math.min(segment, buf.readableBytes())), sender);
+            }
         }
 
         private void truncated(int length, int room, SocketAddress sender) {
@@ -598,7 +655,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         private static int sendSize(Object msg) {
             // at least as many iovecs as layOutSend writes: one for bytes in one piece of native memory, else one
             // per NIO view of the readable bytes (never more than the buffer's nioBufferCount)
-            return MSGHDR_SIZE + SockAddr.STORAGE_SIZE + 16 * Math.max(1, content(msg).nioBufferCount());
+            return MSGHDR_SIZE + SockAddr.STORAGE_SIZE + CMSG_SPACE_2 + 16 * Math.max(1, content(msg).nioBufferCount());
         }
 
         /**
@@ -615,7 +672,8 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             ByteBuffer[] parts = single != 0 || readable == 0 ? null : content.nioBuffers();
             int iovecs = parts == null ? 1 : parts.length;
             long name = region + MSGHDR_SIZE;
-            long iov = name + SockAddr.STORAGE_SIZE;
+            long control = name + SockAddr.STORAGE_SIZE;
+            long iov = control + CMSG_SPACE_2;
             int nameLength = 0;
             if (recipient != null) {
                 MemorySegment s = h.scratchSegment();
@@ -627,8 +685,17 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             RawMemory.putLong(region + 8, nameLength & 0xFFFFFFFFL); // namelen, padding
             RawMemory.putLong(region + 16, iov);
             RawMemory.putLong(region + 24, iovecs);
-            RawMemory.putLong(region + 32, 0);
-            RawMemory.putLong(region + 40, 0);
+            int segment = segmentSize(msg);
+            if (segment > 0) {
+                // one control message, UDP_SEGMENT: the kernel cuts the datagram into segments of this size (GSO)
+                RawMemory.putLong(control, 18);                                  // cmsg_len: CMSG_LEN(2)
+                RawMemory.putInt(control + 8, SocketConstants.IPPROTO_UDP);      // cmsg_level SOL_UDP
+                RawMemory.putInt(control + 12, SocketConstants.UDP_SEGMENT);     // cmsg_type
+                RawMemory.putLong(control + 16, segment & 0xFFFF);               // the u16, and padding
+                h.counters().segmentedSends++;
+            }
+            RawMemory.putLong(region + 32, segment > 0 ? control : 0);
+            RawMemory.putLong(region + 40, segment > 0 ? CMSG_SPACE_2 : 0);
             RawMemory.putLong(region + 48, 0);
             if (parts == null) {
                 RawMemory.putLong(iov, single);

@@ -42,7 +42,7 @@ public final class RingwireChannelOption<T> extends ChannelOption<T> {
     public static final ChannelOption<Integer> TCP_DEFER_ACCEPT = valueOf(RingwireChannelOption.class,
         "TCP_DEFER_ACCEPT");
 
-    // The next four are the very constants of Netty's epoll and io_uring transports (one name in Netty's pool of
+    // The next six are the very constants of Netty's epoll and io_uring transports (one name in Netty's pool of
     // options): bootstrap code that sets EpollChannelOption.IP_FREEBIND sets this.
 
     /** {@code IP_FREEBIND}: bind an address that is not (yet) the host's. */
@@ -62,6 +62,24 @@ public final class RingwireChannelOption<T> extends ChannelOption<T> {
      * only those it joined itself.
      */
     public static final ChannelOption<Boolean> IP_MULTICAST_ALL = valueOf("IP_MULTICAST_ALL");
+    /**
+     * {@code UDP_GRO} (UDP channels): the kernel may hand several datagrams of one sender, of one size (the last may
+     * be shorter), to one receive, as a sender's GSO sent them; the channel passes them up one
+     * {@link io.netty.channel.socket.DatagramPacket} each, sharing the receive's buffer. Such a receive can hold up
+     * to 64 KiB: give the channel a {@link io.netty.channel.RecvByteBufAllocator} that large, or a batch that does
+     * not fit is dropped and reported ({@link DatagramTruncatedException}). With it on, receives go straight into
+     * the allocator's buffers, not through the loop's buffer ring.
+     */
+    public static final ChannelOption<Boolean> UDP_GRO = valueOf("UDP_GRO");
+    /**
+     * The largest datagram a UDP channel expects, bytes; 0 (the default): as large as its
+     * {@link io.netty.channel.RecvByteBufAllocator}'s buffers. Receives come from the loop's shared buffer ring
+     * while its buffers hold a datagram of this size (and straight into the allocator's buffers otherwise), so a
+     * channel whose allocator gives large buffers, for the odd large datagram, still receives the usual ones from
+     * the ring. A datagram larger than the buffer it arrives in is dropped and reported
+     * ({@link DatagramTruncatedException}), never cut.
+     */
+    public static final ChannelOption<Integer> MAX_DATAGRAM_PAYLOAD_SIZE = valueOf("MAX_DATAGRAM_PAYLOAD_SIZE");
 
     /**
      * Bytes from which a TCP write goes as a zero-copy send (SEND_ZC / SENDMSG_ZC, Linux 6.1): the kernel sends from

@@ -35,6 +35,8 @@ public final class RingwireCounters {
     long cqOverflows;
     long sendWaits;
     long zeroCopySends;
+    long segmentedSends;
+    long groBatches;
     long zeroCopyCopied;
     long zeroCopyRefused;
     long sqRefusals;
@@ -207,6 +209,16 @@ public final class RingwireCounters {
         return zeroCopySends;
     }
 
+    /** @return datagram sends the kernel cut into segments (a SegmentedDatagramPacket: UDP GSO) */
+    public long segmentedSends() {
+        return segmentedSends;
+    }
+
+    /** @return receives that brought several datagrams of one sender at once (UDP_GRO), each passed up on its own */
+    public long groBatches() {
+        return groBatches;
+    }
+
     /**
      * @return zero-copy sends whose notification said the kernel copied after all (loopback, or a device that
      *         cannot send from user pages): each makes its channel send with a copy from then on
@@ -275,14 +287,14 @@ public final class RingwireCounters {
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d bufferRingBuffers=%d "
                 + "accepts=%d "
                 + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d zeroCopySends=%d "
-                + "zeroCopyCopied=%d zeroCopyRefused=%d sqRefusals=%d "
+                + "zeroCopyCopied=%d zeroCopyRefused=%d segmentedSends=%d groBatches=%d sqRefusals=%d "
                 + "dryRingFallbacks=%d minWaits=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
                 + "registrations=%d fixedFiles=%d/%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers, accepts,
             acceptBackoffs,
             closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused,
-            sqRefusals, dryRingFallbacks, minWaits, sendfileBytes, fileRegionCopiedBytes,
+            segmentedSends, groBatches, sqRefusals, dryRingFallbacks, minWaits, sendfileBytes, fileRegionCopiedBytes,
             fileRegionMappedBytes, registrations, fixedFiles, fixedFileSlots);
     }
 }

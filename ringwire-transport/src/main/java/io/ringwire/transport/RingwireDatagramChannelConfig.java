@@ -32,6 +32,8 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
     private volatile boolean activeOnOpen;
     /** The interface multicast leaves by (IP_MULTICAST_IF), as last set; null: the kernel's choice. */
     private volatile NetworkInterface multicastInterface;
+    private volatile boolean udpGro;
+    private volatile int maxDatagramPayloadSize;
 
     RingwireDatagramChannelConfig(RingwireDatagramChannel channel) {
         super(channel, new FixedRecvByteBufAllocator(2048)); // Netty's default for datagrams
@@ -47,7 +49,8 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         return getOptions(getOptions(super.getOptions(), ChannelOption.SO_BROADCAST, ChannelOption.SO_RCVBUF,
             ChannelOption.SO_SNDBUF, ChannelOption.SO_REUSEADDR, ChannelOption.IP_MULTICAST_LOOP_DISABLED,
             ChannelOption.IP_MULTICAST_TTL, ChannelOption.IP_TOS, RingwireChannelOption.SO_REUSEPORT,
-            ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION, ChannelOption.IP_MULTICAST_IF),
+            ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION, ChannelOption.IP_MULTICAST_IF,
+            RingwireChannelOption.UDP_GRO, RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE),
             INTS.keySet().toArray(new ChannelOption<?>[0]));
     }
 
@@ -84,6 +87,12 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             return (T) Boolean.valueOf(activeOnOpen);
         }
+        if (option == RingwireChannelOption.UDP_GRO) {
+            return (T) Boolean.valueOf(isUdpGro());
+        }
+        if (option == RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE) {
+            return (T) Integer.valueOf(getMaxDatagramPayloadSize());
+        }
         Object other = SocketOptions.getOther(this, fd(), option, INTS);
         return other != null ? (T) other : super.getOption(option);
     }
@@ -112,6 +121,10 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
             SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
         } else if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             setActiveOnOpen((Boolean) value);
+        } else if (option == RingwireChannelOption.UDP_GRO) {
+            setUdpGro((Boolean) value);
+        } else if (option == RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE) {
+            setMaxDatagramPayloadSize((Integer) value);
         } else {
             return SocketOptions.setOther(this, fd(), option, value, INTS) || super.setOption(option, value);
         }
@@ -129,6 +142,36 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
                 + "channel is registered");
         }
         this.activeOnOpen = activeOnOpen;
+    }
+
+    /** @return whether the kernel may coalesce datagrams into one receive ({@link RingwireChannelOption#UDP_GRO}) */
+    public boolean isUdpGro() {
+        return udpGro;
+    }
+
+    /**
+     * Sets {@link RingwireChannelOption#UDP_GRO}; a receive already armed keeps the size it was armed with, the next
+     * one follows the setting.
+     */
+    public RingwireDatagramChannelConfig setUdpGro(boolean udpGro) {
+        SocketOptions.setBoolean(fd(), IPPROTO_UDP, UDP_GRO, udpGro);
+        this.udpGro = udpGro;
+        return this;
+    }
+
+    /** @return the largest datagram expected, or 0 ({@link RingwireChannelOption#MAX_DATAGRAM_PAYLOAD_SIZE}) */
+    public int getMaxDatagramPayloadSize() {
+        return maxDatagramPayloadSize;
+    }
+
+    /** Sets {@link RingwireChannelOption#MAX_DATAGRAM_PAYLOAD_SIZE}: 0 to 65,535 bytes. */
+    public RingwireDatagramChannelConfig setMaxDatagramPayloadSize(int maxDatagramPayloadSize) {
+        if (maxDatagramPayloadSize < 0 || maxDatagramPayloadSize > 65_535) {
+            throw new IllegalArgumentException("MAX_DATAGRAM_PAYLOAD_SIZE: " + maxDatagramPayloadSize
+                + " (expected 0, for the RecvByteBufAllocator's size, to 65535)");
+        }
+        this.maxDatagramPayloadSize = maxDatagramPayloadSize;
+        return this;
     }
 
     @Override

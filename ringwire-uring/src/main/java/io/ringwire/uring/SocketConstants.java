@@ -68,6 +68,11 @@ public final class SocketConstants {
     public static final int TCP_FASTOPEN_CONNECT = 30;
     public static final int TCP_NOTSENT_LOWAT = 25;
 
+    /** Level IPPROTO_UDP (SOL_UDP): a sendmsg control message, one datagram cut into segments of this size (GSO). */
+    public static final int UDP_SEGMENT = 103;
+    /** Level IPPROTO_UDP: the option that lets the kernel coalesce datagrams (GRO), and its recvmsg control message. */
+    public static final int UDP_GRO = 104;
+
     public static final int SHUT_RD = 0;
     public static final int SHUT_WR = 1;
     public static final int SHUT_RDWR = 2;

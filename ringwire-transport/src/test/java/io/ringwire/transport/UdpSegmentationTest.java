@@ -1,0 +1,247 @@
+package io.ringwire.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.channel.socket.InternetProtocolFamily;
+import io.netty.channel.unix.SegmentedDatagramPacket;
+import io.netty.channel.uring.IoUringChannelOption;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * UDP segmentation offload both ways, as QUIC stacks use it: a {@link SegmentedDatagramPacket} leaves as several
+ * datagrams cut by the kernel (GSO, one SENDMSG with a UDP_SEGMENT control message), and with
+ * {@link RingwireChannelOption#UDP_GRO} a receive that brings several datagrams at once (GRO) reaches the pipeline as
+ * one packet per datagram. On loopback the kernel hands a GSO send to a GRO receiver whole, so the two meet here.
+ */
+class UdpSegmentationTest extends OneLoopTestBase {
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    /** Ten whole segments of 1,000 bytes and a shorter last one. */
+    private static final int SEGMENT = 1_000;
+    private static final int LENGTH = 10 * SEGMENT + 500;
+
+    /** @return what a receiver got: each datagram's bytes and its sender, or an exception it caught */
+    private record Received(BlockingQueue<byte[]> datagrams, BlockingQueue<InetSocketAddress> senders,
+                            BlockingQueue<Throwable> errors) {
+        Received() {
+            this(new LinkedBlockingQueue<>(), new LinkedBlockingQueue<>(), new LinkedBlockingQueue<>());
+        }
+    }
+
+    private static Channel receiver(Received into, boolean gro, int recvSize) throws InterruptedException {
+        Bootstrap b = new Bootstrap().group(group)
+            .channelFactory(() -> new RingwireDatagramChannel(InternetProtocolFamily.IPv4))
+            .option(RingwireChannelOption.UDP_GRO, gro)
+            .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(recvSize))
+            .handler(new SimpleChannelInboundHandler<DatagramPacket>() {
+                @Override
+                protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket p) {
+                    into.senders().add(p.sender()); // first: the test takes the datagram, then its sender
+                    into.datagrams().add(ByteBufUtil.getBytes(p.content()));
+                }
+
+                @Override
+                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                    into.errors().add(cause);
+                }
+            });
+        return b.bind(new InetSocketAddress(LOOPBACK, 0)).sync().channel();
+    }
+
+    private static Channel sender() throws InterruptedException {
+        return new Bootstrap().group(group)
+            .channelFactory(() -> new RingwireDatagramChannel(InternetProtocolFamily.IPv4))
+            .handler(new ChannelInboundHandlerAdapter())
+            .bind(new InetSocketAddress(LOOPBACK, 0)).sync().channel();
+    }
+
+    private static long counter(Channel ch, java.util.function.ToLongFunction<RingwireCounters> which)
+        throws Exception {
+        RingwireCounters c = RingwireCounters.of(ch.eventLoop());
+        return ch.eventLoop().submit(() -> which.applyAsLong(c)).get();
+    }
+
+    /** @return the segments {@code whole} is cut into, in order */
+    private static List<byte[]> segments(byte[] whole) {
+        List<byte[]> out = new ArrayList<>();
+        for (int at = 0; at < whole.length; at += SEGMENT) {
+            out.add(java.util.Arrays.copyOfRange(whole, at, Math.min(whole.length, at + SEGMENT)));
+        }
+        return out;
+    }
+
+    @Test
+    void aSegmentedPacketLeavesAsOneDatagramPerSegment() throws Exception {
+        Channel out = sender();
+        try (java.nio.channels.DatagramChannel peer = java.nio.channels.DatagramChannel.open()) {
+            peer.bind(new InetSocketAddress(LOOPBACK, 0)); // a JDK socket: no GRO, so the kernel delivers each segment
+            InetSocketAddress to = (InetSocketAddress) peer.getLocalAddress();
+            long before = counter(out, RingwireCounters::segmentedSends);
+            byte[] direct = DatagramChannelTest.pattern(LENGTH, 1);
+            byte[] heap = DatagramChannelTest.pattern(LENGTH, 2);
+            ByteBuf directContent = Unpooled.directBuffer(LENGTH).writeBytes(direct);
+            out.writeAndFlush(new SegmentedDatagramPacket(directContent, SEGMENT, to)).sync();
+            // a heap buffer is copied to direct memory on the way in: the copy keeps the segment size
+            out.writeAndFlush(new SegmentedDatagramPacket(Unpooled.wrappedBuffer(heap), SEGMENT, to)).sync();
+            // a composite whose components do not line up with the segments: several iovecs, cut by the kernel
+            byte[] composite = DatagramChannelTest.pattern(LENGTH, 3);
+            io.netty.buffer.CompositeByteBuf parts = Unpooled.compositeBuffer();
+            for (int at = 0, size = 777; at < LENGTH; at += size) {
+                int n = Math.min(size, LENGTH - at);
+                parts.addComponent(true, Unpooled.directBuffer(n).writeBytes(composite, at, n));
+            }
+            out.writeAndFlush(new SegmentedDatagramPacket(parts, SEGMENT, to)).sync();
+            assertEquals(3, counter(out, RingwireCounters::segmentedSends) - before);
+            ByteBuffer b = ByteBuffer.allocate(65_536);
+            for (byte[] whole : List.of(direct, heap, composite)) {
+                for (byte[] expected : segments(whole)) {
+                    b.clear();
+                    assertEquals(out.localAddress(), peer.receive(b));
+                    b.flip();
+                    byte[] got = new byte[b.remaining()];
+                    b.get(got);
+                    assertArrayEquals(expected, got, "each segment its own datagram, whole and in order");
+                }
+            }
+        } finally {
+            out.close().sync();
+        }
+    }
+
+    @Test
+    void withUdpGroABatchReachesThePipelineOnePacketPerDatagram() throws Exception {
+        Received r = new Received();
+        Channel in = receiver(r, true, 65_536);
+        Channel out = sender();
+        try {
+            long batches = counter(in, RingwireCounters::groBatches);
+            byte[] whole = DatagramChannelTest.pattern(LENGTH, 4);
+            out.writeAndFlush(new SegmentedDatagramPacket(Unpooled.wrappedBuffer(whole), SEGMENT,
+                (InetSocketAddress) in.localAddress())).sync();
+            for (byte[] expected : segments(whole)) {
+                assertArrayEquals(expected, r.datagrams().poll(10, TimeUnit.SECONDS), "one packet per datagram");
+                assertEquals(out.localAddress(), r.senders().poll(10, TimeUnit.SECONDS));
+            }
+            // an ordinary datagram after it: one packet, as it came
+            byte[] single = DatagramChannelTest.pattern(700, 5);
+            out.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(single),
+                (InetSocketAddress) in.localAddress())).sync();
+            assertArrayEquals(single, r.datagrams().poll(10, TimeUnit.SECONDS));
+            assertTrue(r.datagrams().isEmpty());
+            assertTrue(r.errors().isEmpty(), String.valueOf(r.errors()));
+            assertEquals(1, counter(in, RingwireCounters::groBatches) - batches,
+                "the kernel handed the GSO send to the GRO receiver whole (loopback)");
+            assertTrue(in.config().getOption(RingwireChannelOption.UDP_GRO));
+        } finally {
+            out.close().sync();
+            in.close().sync();
+        }
+    }
+
+    @Test
+    void aGroBatchTooBigForTheAllocatorsBufferIsReportedAndTheChannelGoesOn() throws Exception {
+        Received r = new Received();
+        Channel in = receiver(r, true, 2_048); // Netty's default: smaller than the batch
+        Channel out = sender();
+        try {
+            InetSocketAddress to = (InetSocketAddress) in.localAddress();
+            out.writeAndFlush(new SegmentedDatagramPacket(Unpooled.wrappedBuffer(new byte[LENGTH]), SEGMENT, to))
+                .sync();
+            DatagramTruncatedException e = assertInstanceOf(DatagramTruncatedException.class,
+                r.errors().poll(10, TimeUnit.SECONDS));
+            assertEquals(LENGTH, e.length());
+            assertTrue(r.datagrams().isEmpty(), "nothing of the cut batch was passed up");
+            byte[] after = DatagramChannelTest.pattern(1_500, 6);
+            out.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(after), to)).sync();
+            assertArrayEquals(after, r.datagrams().poll(10, TimeUnit.SECONDS), "the next datagram comes whole");
+        } finally {
+            out.close().sync();
+            in.close().sync();
+        }
+    }
+
+    @Test
+    void maxDatagramPayloadSizeKeepsALargeAllocatorsReceivesOnTheRing() throws Exception {
+        for (int largest : new int[] {0, 1_500}) {
+            Received r = new Received();
+            Bootstrap b = new Bootstrap().group(group)
+                .channelFactory(() -> new RingwireDatagramChannel(InternetProtocolFamily.IPv4))
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(65_536))
+                .option(RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, largest)
+                .handler(new SimpleChannelInboundHandler<DatagramPacket>() {
+                    @Override
+                    protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket p) {
+                        r.datagrams().add(ByteBufUtil.getBytes(p.content()));
+                    }
+                });
+            Channel in = b.bind(new InetSocketAddress(LOOPBACK, 0)).sync().channel();
+            Channel out = sender();
+            try {
+                long direct = counter(in, RingwireCounters::directRecvs);
+                for (int i = 0; i < 5; i++) {
+                    byte[] d = DatagramChannelTest.pattern(1_200, i);
+                    out.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(d),
+                        (InetSocketAddress) in.localAddress())).sync();
+                    assertArrayEquals(d, r.datagrams().poll(10, TimeUnit.SECONDS));
+                }
+                long directNow = counter(in, RingwireCounters::directRecvs) - direct;
+                if (largest == 0) {
+                    assertTrue(directNow >= 5, "a 64 KiB allocator alone: receives straight into its buffers");
+                } else {
+                    assertEquals(0, directNow, "1,500-byte datagrams at most: the ring's buffers hold them");
+                }
+                assertEquals(largest, in.config().getOption(RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE));
+            } finally {
+                out.close().sync();
+                in.close().sync();
+            }
+        }
+    }
+
+    @Test
+    void nettysOwnConstantsAreRingwiresAndBadSizesAreRefused() throws Exception {
+        assertSame(RingwireChannelOption.UDP_GRO, EpollChannelOption.UDP_GRO);
+        assertSame(RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE);
+        assertSame(RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, IoUringChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE);
+        assertTrue(RingwireDatagramChannel.isSegmentedDatagramPacketSupported());
+        RingwireDatagramChannel ch = registered(() -> new RingwireDatagramChannel(InternetProtocolFamily.IPv4));
+        try {
+            assertFalse(ch.config().isUdpGro());
+            assertTrue(ch.config().setOption(EpollChannelOption.UDP_GRO, true));
+            assertTrue(ch.config().isUdpGro());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ch.config().setOption(RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, 70_000));
+            assertTrue(e.getMessage().contains("70000"), e.getMessage());
+            assertNotNull(ch.config().getOptions().get(RingwireChannelOption.UDP_GRO));
+        } finally {
+            ch.close().sync();
+        }
+    }
+}
