@@ -127,6 +127,22 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         return 0;
     }
 
+    /**
+     * UDP_GRO went on: a multishot RECVMSG armed before would take the kernel's batches into ring buffers too small
+     * for them, so it is cancelled, and the receive armed after its last completion goes into the allocator's
+     * buffers. Hops to the event loop when called from another thread.
+     */
+    final void rearmReceive() {
+        if (isRegistered() && !eventLoop().inEventLoop()) {
+            eventLoop().execute(this::rearmReceive);
+            return;
+        }
+        RingwireIoRegistration r = registration;
+        if (inFlight(READ_MULTISHOT) && r != null && r.isValid()) {
+            cancel(r, readOpcode(), MULTISHOT);
+        }
+    }
+
     /** @return the segment size of a datagram to be cut into segments by the kernel (UDP GSO), or 0 */
     int segmentSize(Object msg) {
         return 0;

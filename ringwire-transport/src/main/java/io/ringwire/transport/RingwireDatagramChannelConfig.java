@@ -150,12 +150,16 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
     }
 
     /**
-     * Sets {@link RingwireChannelOption#UDP_GRO}; a receive already armed keeps the size it was armed with, the next
-     * one follows the setting.
+     * Sets {@link RingwireChannelOption#UDP_GRO}. Best set before the channel is bound (as a Bootstrap option): set
+     * on a channel that is receiving, it cancels the receive from the loop's ring, but a batch the kernel put in a
+     * ring buffer before that is cut, and reported ({@link DatagramTruncatedException}).
      */
     public RingwireDatagramChannelConfig setUdpGro(boolean udpGro) {
         SocketOptions.setBoolean(fd(), IPPROTO_UDP, UDP_GRO, udpGro);
         this.udpGro = udpGro;
+        if (udpGro) {
+            channel.rearmReceive();
+        }
         return this;
     }
 

@@ -166,6 +166,36 @@ class UdpSegmentationTest extends OneLoopTestBase {
     }
 
     @Test
+    void udpGroSetOnAReceivingChannelMovesItsReceivesOffTheRing() throws Exception {
+        Received r = new Received();
+        Channel in = receiver(r, false, 65_536);
+        in.config().setOption(RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, 1_500); // so the ring receives first
+        Channel out = sender();
+        try {
+            InetSocketAddress to = (InetSocketAddress) in.localAddress();
+            byte[] first = DatagramChannelTest.pattern(500, 7);
+            out.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(first), to)).sync();
+            assertArrayEquals(first, r.datagrams().poll(10, TimeUnit.SECONDS), "received from the ring");
+            long direct = counter(in, RingwireCounters::directRecvs);
+            in.config().setOption(RingwireChannelOption.UDP_GRO, true);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (counter(in, RingwireCounters::directRecvs) == direct && System.nanoTime() < deadline) {
+                Thread.sleep(5); // the ring's receive is cancelled, and one into the allocator's buffer armed
+            }
+            assertTrue(counter(in, RingwireCounters::directRecvs) > direct, "a receive of the allocator's armed");
+            byte[] whole = DatagramChannelTest.pattern(LENGTH, 8);
+            out.writeAndFlush(new SegmentedDatagramPacket(Unpooled.wrappedBuffer(whole), SEGMENT, to)).sync();
+            for (byte[] expected : segments(whole)) {
+                assertArrayEquals(expected, r.datagrams().poll(10, TimeUnit.SECONDS), "one packet per datagram");
+            }
+            assertTrue(r.errors().isEmpty(), String.valueOf(r.errors()));
+        } finally {
+            out.close().sync();
+            in.close().sync();
+        }
+    }
+
+    @Test
     void aGroBatchTooBigForTheAllocatorsBufferIsReportedAndTheChannelGoesOn() throws Exception {
         Received r = new Received();
         Channel in = receiver(r, true, 2_048); // Netty's default: smaller than the batch
