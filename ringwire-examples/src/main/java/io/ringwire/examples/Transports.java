@@ -146,16 +146,28 @@ public final class Transports {
      */
     public static Channel startDatagram(String transport, InetSocketAddress address, ChannelHandler handler)
         throws InterruptedException {
+        return startDatagram(transport, address, handler, Map.of());
+    }
+
+    /**
+     * {@link #startDatagram(String, InetSocketAddress, ChannelHandler)} with channel options of its own.
+     *
+     * @param options set after the socket buffer sizes every datagram server here gets (4 MiB each)
+     */
+    @SuppressWarnings("unchecked")
+    public static Channel startDatagram(String transport, InetSocketAddress address, ChannelHandler handler,
+                                        Map<ChannelOption<?>, Object> options) throws InterruptedException {
         Kind k = kind(transport);
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, k.factory().get());
         try {
-            return new Bootstrap()
+            Bootstrap b = new Bootstrap()
                 .group(group)
                 .channel(k.datagram())
                 .option(ChannelOption.SO_RCVBUF, 4 << 20)
                 .option(ChannelOption.SO_SNDBUF, 4 << 20)
-                .handler(handler)
-                .bind(address).sync().channel();
+                .handler(handler);
+            options.forEach((option, value) -> b.option((ChannelOption<Object>) option, value));
+            return b.bind(address).sync().channel();
         } catch (RuntimeException | InterruptedException e) {
             group.shutdownGracefully();
             throw e;

@@ -74,6 +74,11 @@ public enum Competitor {
         return List.of(RINGWIRE, NETTY_IO_URING, NETTY_EPOLL, NETTY_NIO, BLOCKING_PLATFORM, BLOCKING_VIRTUAL);
     }
 
+    /** @return the servers on a Netty transport (what a workload that needs Netty's codecs, quic, runs on) */
+    public static List<Competitor> nettyTransports() {
+        return List.of(RINGWIRE, NETTY_IO_URING, NETTY_EPOLL, NETTY_NIO);
+    }
+
     /** @return whether this is Vert.x's HTTP server, which serves the http workload only */
     public boolean httpOnly() {
         return label.startsWith("vertx-");

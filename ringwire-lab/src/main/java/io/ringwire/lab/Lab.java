@@ -18,7 +18,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
-        Lab.UdpEcho.class, Lab.DomainEcho.class, Lab.Files.class, Lab.Conns.class,
+        Lab.UdpEcho.class, Lab.Quic.class, Lab.DomainEcho.class, Lab.Files.class, Lab.Conns.class,
         Lab.Redis.class, Lab.Http.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
         Lab.CompareCommand.class, Lab.SoakCommand.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
@@ -138,7 +138,11 @@ public final class Lab implements Callable<Integer> {
     public static void main(String[] args) {
         CommandLine cl = new CommandLine(new Lab());
         cl.setExecutionExceptionHandler((e, line, parsed) -> {
-            line.getErr().println("lab: " + e.getMessage());
+            StringBuilder why = new StringBuilder("lab: " + e.getMessage());
+            for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+                why.append(": ").append(c); // the cause's own words (a connection's failure, an errno)
+            }
+            line.getErr().println(why);
             return 2;
         });
         System.exit(cl.execute(args));
@@ -342,6 +346,34 @@ public final class Lab implements Callable<Integer> {
         public Integer call() throws Exception {
             return run(List.of(Workloads.udpEcho(common.settings(), clients, size, depth)), new ArrayList<>(),
                 false);
+        }
+    }
+
+    @Command(name = "quic", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
+        description = {"QUIC echo: Netty's QUIC codec (quiche) on each Netty transport's UDP channel, the server "
+            + "sending with GSO where the transport has it (Ringwire, Netty epoll and io_uring; "
+            + "-Dringwire.examples.quicGro=true in RINGWIRE_LAB_SERVER_OPTS also receives with UDP_GRO on Ringwire); "
+            + "N connections of one stream each, messages echoed on the stream and byte-checked. The client is Netty "
+            + "epoll sending with GSO. Netty-based servers only (default: ringwire, netty-io_uring, netty-epoll, "
+            + "netty-nio)."})
+    static final class Quic extends WorkloadCommand {
+        @Option(names = "--conns", defaultValue = "16", description = "QUIC connections, one stream each "
+            + "(default: ${DEFAULT-VALUE})")
+        int conns;
+
+        @Option(names = "--size", defaultValue = "1024", description = "bytes per message (default: ${DEFAULT-VALUE})")
+        int size;
+
+        @Option(names = "--depth", defaultValue = "64", description = "messages in flight per stream "
+            + "(default: ${DEFAULT-VALUE})")
+        int depth;
+
+        @Override
+        public Integer call() throws Exception {
+            Experiment.Settings s = common.servers == null ? common.settings(Competitor.nettyTransports())
+                : common.settings();
+            return run(List.of(Workloads.quic(s, conns, size, depth)), new ArrayList<>(), false);
         }
     }
 

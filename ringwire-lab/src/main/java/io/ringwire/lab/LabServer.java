@@ -68,6 +68,7 @@ public final class LabServer {
             case REDIS -> RedisServer.start(competitor.transport(), address, threads);
             case HTTP -> HttpHelloServer.start(competitor.transport(), address, threads);
             case UDP_ECHO -> io.ringwire.examples.UdpEchoServer.start(competitor.transport(), address, threads);
+            case QUIC -> io.ringwire.examples.QuicEchoServer.start(competitor.transport(), address, threads);
             case FILES -> io.ringwire.examples.FileServer.start(competitor.transport(), address, threads);
             case DOMAIN_ECHO -> Transports.startDomainServer(competitor.transport(),
                 deletedOnExit(Protocol.domainSocketPath(address.getPort())), threads, new EchoServerHandler());

@@ -38,7 +38,12 @@ public enum Protocol {
      * one made from a FileChannel), answered with a file of that size ({@code io.ringwire.examples.FileServer}); the
      * blocking servers copy the file to the socket.
      */
-    FILES;
+    FILES,
+    /**
+     * QUIC (Netty's QUIC codec, quiche; {@code io.ringwire.examples.QuicEchoServer}): each stream's bytes back on that
+     * stream, over the transport's UDP channel, with GSO where the transport has it. Netty-based servers only.
+     */
+    QUIC;
 
     /** @return the socket file of the domain-socket server that would listen on {@code port} */
     public static java.nio.file.Path domainSocketPath(int port) {

@@ -67,6 +67,16 @@ final class Workloads {
                 new UdpLoadGenerator(target, clients, size, depth).run(warmup::over, s.seconds(), edge), false));
     }
 
+    /**
+     * QUIC echo: {@code conns} connections of one stream each, {@code depth} messages of {@code size} bytes in flight
+     * per stream; Netty's QUIC codec on each Netty transport's UDP channel, with GSO where the transport has it.
+     */
+    static Experiment quic(Experiment.Settings s, int conns, int size, int depth) {
+        return new Experiment("quic", String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns, size,
+            depth), Protocol.QUIC, s, (target, warmup, edge) -> Measurement.of(
+                new QuicLoadGenerator(target, conns, size, depth).run(warmup::over, s.seconds(), edge), false));
+    }
+
     /** Seed 001's echo over Unix domain sockets: the same load, to a socket file instead of a TCP port. */
     static Experiment domainEcho(Experiment.Settings s, int conns, int size, int depth) {
         LoadGenerator.Config c = LoadGenerator.Config.closed(conns, size, depth);
