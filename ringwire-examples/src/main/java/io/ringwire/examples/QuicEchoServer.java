@@ -2,7 +2,6 @@ package io.ringwire.examples;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
@@ -71,7 +70,7 @@ public final class QuicEchoServer {
      */
     public static Channel start(String transport, InetSocketAddress address, int threads)
         throws InterruptedException {
-        return start(transport, address, new StreamEcho());
+        return start(transport, address, new EchoServerHandler()); // a stream's bytes, as a connection's
     }
 
     /**
@@ -114,20 +113,6 @@ public final class QuicEchoServer {
     /** A connection's own handler: nothing to do beyond its streams. */
     @ChannelHandler.Sharable
     static final class Connection extends ChannelInboundHandlerAdapter {
-    }
-
-    /** Echoes a stream's bytes, flushed once per batch of reads. */
-    @ChannelHandler.Sharable
-    static final class StreamEcho extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.write(msg);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.flush();
-        }
     }
 
     private static QuicSslContext serverTls() {
