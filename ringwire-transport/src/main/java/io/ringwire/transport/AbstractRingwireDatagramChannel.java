@@ -333,6 +333,10 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                 throw new NotYetConnectedException();
             }
             checkRecipient(e.recipient());
+            if (segmentSize(msg) > 65_535) {
+                throw new IllegalArgumentException("segment size " + segmentSize(msg) + " above 65535 (UDP_SEGMENT "
+                    + "takes a 16-bit size)");
+            }
             return content.isDirect() ? e : envelope(e, toDirect(content, alloc()));
         }
         throw new UnsupportedOperationException("unsupported message type: " + msg.getClass().getName()

@@ -119,6 +119,11 @@ class UdpSegmentationTest extends OneLoopTestBase {
             }
             out.writeAndFlush(new SegmentedDatagramPacket(parts, SEGMENT, to)).sync();
             assertEquals(3, counter(out, RingwireCounters::segmentedSends) - before);
+            // a segment size the kernel's 16 bits cannot hold fails the write, and nothing is sent
+            Throwable tooLarge = out.writeAndFlush(new SegmentedDatagramPacket(Unpooled.directBuffer(8).writeLong(1),
+                70_000, to)).await().cause();
+            assertInstanceOf(IllegalArgumentException.class, tooLarge);
+            assertTrue(tooLarge.getMessage().contains("70000"), tooLarge.getMessage());
             ByteBuffer b = ByteBuffer.allocate(65_536);
             for (byte[] whole : List.of(direct, heap, composite)) {
                 for (byte[] expected : segments(whole)) {
