@@ -16,7 +16,7 @@ import java.util.Locale;
  */
 final class OpTrace {
     /** Entries kept per channel; 0, the default: no tracing. */
-    static final int ENTRIES = Math.max(0, Integer.getInteger("ringwire.trace", 0));
+    static final int ENTRIES = Math.max(0, Integer.getInteger(Ringwire.TRACE_PROPERTY, 0));
     /** Whether channels keep a trace. */
     static final boolean ON = ENTRIES > 0;
 

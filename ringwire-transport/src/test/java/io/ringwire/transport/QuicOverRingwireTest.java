@@ -66,17 +66,7 @@ class QuicOverRingwireTest extends OneLoopTestBase {
             .tokenHandler(InsecureQuicTokenHandler.INSTANCE)
             .option(QuicChannelOption.SEGMENTED_DATAGRAM_PACKET_ALLOCATOR, GSO)
             .handler(new ChannelInboundHandlerAdapter())
-            .streamHandler(new ChannelInboundHandlerAdapter() {
-                @Override
-                public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                    ctx.write(msg);
-                }
-
-                @Override
-                public void channelReadComplete(ChannelHandlerContext ctx) {
-                    ctx.flush();
-                }
-            })
+            .streamHandler(new TrackingEcho(0)) // the tests' echo: what a stream reads goes back on it
             .build();
         ChannelHandler clientCodec = new QuicClientCodecBuilder().sslContext(clientTls)
             .maxIdleTimeout(30, TimeUnit.SECONDS)
