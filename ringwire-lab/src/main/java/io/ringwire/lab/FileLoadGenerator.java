@@ -143,10 +143,8 @@ final class FileLoadGenerator {
             }
             if (c.received == size) {
                 long now = System.nanoTime();
-                if (window.isOpen()) {
-                    files++;
-                    latency.recordValue(Math.max(0, now - c.askedAt));
-                }
+                files++; // always, so that the window's opening (which resets them) changes no branch
+                latency.recordValue(Math.max(0, now - c.askedAt));
                 ask(c, now);
             }
         }

@@ -403,7 +403,11 @@ public final class LoadGenerator {
             }
         }
 
-        /** Opens the window when the warm-up is over, closes it when its time is up; true once it closed. */
+        /**
+         * Opens the window when the warm-up is over, closes it when its time is up; true once it closed. The counters
+         * and histograms are kept during the warm-up too and reset at the opening, so the opening changes no branch
+         * on the answer path ({@link MeasuredWindow} says why).
+         */
         boolean tick(long now) {
             if (!inWindow && warmupOver.getAsBoolean()) {
                 inWindow = true;
@@ -472,7 +476,7 @@ public final class LoadGenerator {
          * drop those due in it), and records how late it left.
          */
         void countIfInWindow(long at, long now) {
-            if (inWindow && at >= windowStart && at < windowEnd) {
+            if (at >= windowStart && at < windowEnd) { // before the window opens: windowStart 0, reset at the opening
                 lag.recordValue(Math.max(0, now - at));
                 sentInWindow += config.batch();
             }
@@ -505,20 +509,16 @@ public final class LoadGenerator {
                 f.count--;
                 mismatches += check(a, pos, c.id, stream, seq);
                 pos += size;
-                if (inWindow) {
-                    latency.recordValue(Math.max(1, t - sentAt));
-                    messages++;
-                }
+                latency.recordValue(Math.max(1, t - sentAt)); // always: see tick
+                messages++;
                 if (!config.openLoop()) {
                     if (config.messagesPerStream() == 0) {
                         c.send(stream, c.nextSeq++, t, t);
                     } else if (seq + 1 < config.messagesPerStream()) {
                         c.send(stream, seq + 1, t, streamStart);
                     } else {
-                        if (inWindow) {
-                            streamTimes.recordValue(Math.max(1, t - streamStart));
-                            streams++;
-                        }
+                        streamTimes.recordValue(Math.max(1, t - streamStart));
+                        streams++;
                         c.send(++c.nextStream, 0, t, t);
                     }
                 }
