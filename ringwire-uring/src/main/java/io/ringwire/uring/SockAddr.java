@@ -40,7 +40,8 @@ public final class SockAddr {
      *
      * @param address an {@link InetSocketAddress} (resolved) or a {@link UnixDomainSocketAddress}
      * @param dst     at least {@link #STORAGE_SIZE} bytes
-     * @param ipv6    whether the socket is AF_INET6 (an IPv4 address is then written IPv4-mapped)
+     * @param ipv6    whether the socket is AF_INET6 (an IPv4 address is then written IPv4-mapped, but for 0.0.0.0,
+     *                the wildcard, which is written as {@code ::})
      * @return the address length to pass to the kernel
      */
     public static int write(SocketAddress address, MemorySegment dst, boolean ipv6) {
@@ -63,6 +64,11 @@ public final class SockAddr {
             }
             dst.set(JAVA_SHORT, 0, (short) SocketConstants.AF_INET6);
             dst.set(JAVA_SHORT, 2, port);
+            if (ip.isAnyLocalAddress()) {
+                // 0.0.0.0 on an AF_INET6 socket is its wildcard, ::, as in the JDK and Netty's native transports:
+                // IPv4-mapped (::ffff:0.0.0.0) it would bind an IPv4-only socket, which no IPv6 peer reaches
+                return IN6_SIZE;
+            }
             if (bytes.length == 4) { // ::ffff:a.b.c.d
                 dst.set(JAVA_BYTE, 8 + 10, (byte) 0xff);
                 dst.set(JAVA_BYTE, 8 + 11, (byte) 0xff);

@@ -45,6 +45,19 @@ class SockAddrTest {
     }
 
     @Test
+    void theIpv4WildcardIsTheIpv6WildcardOnAnIpv6Socket() throws Exception {
+        InetSocketAddress any = new InetSocketAddress(7000); // 0.0.0.0, as the JDK and Netty's bind(port) give it
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = arena.allocate(SockAddr.STORAGE_SIZE);
+            s.fill((byte) 0x55);
+            assertEquals(SockAddr.IN6_SIZE, SockAddr.write(any, s, true));
+            assertEquals(new InetSocketAddress(InetAddress.getByName("::"), 7000), SockAddr.read(s, SockAddr.IN6_SIZE),
+                ":: (both families), not ::ffff:0.0.0.0 (IPv4 only)");
+            assertEquals(any, roundTrip(any, false, SockAddr.IN_SIZE), "0.0.0.0 itself on an AF_INET socket");
+        }
+    }
+
+    @Test
     void shouldRoundTripUnixPath() {
         UnixDomainSocketAddress u = UnixDomainSocketAddress.of("/tmp/ringwire-test.sock");
         assertEquals(u, roundTrip(u, false, 2 + "/tmp/ringwire-test.sock".length() + 1));
