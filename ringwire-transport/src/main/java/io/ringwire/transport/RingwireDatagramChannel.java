@@ -9,6 +9,8 @@ import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.InternetProtocolFamily;
 import io.netty.channel.unix.SegmentedDatagramPacket;
+import io.ringwire.uring.Errno;
+import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.SockAddr;
 import io.ringwire.uring.SocketConstants;
 import io.ringwire.uring.Sockets;
@@ -27,8 +29,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * datagram, batched into the loop's enter (see {@link AbstractRingwireDatagramChannel}). An ICMP port-unreachable on a
  * connected channel arrives as {@link PortUnreachableException}; the channel stays open.
  *
- * <p>Multicast: joining and leaving a group (any source) on an interface; source-specific membership and blocking
- * are not supported yet (their futures fail saying so).
+ * <p>Multicast: joining and leaving a group on an interface, for any source or for one source (source-specific,
+ * MCAST_JOIN_SOURCE_GROUP), and blocking a source of a group joined for any source (MCAST_BLOCK_SOURCE; Netty's epoll
+ * transport has no blocking, its NIO transport has).
  */
 public final class RingwireDatagramChannel extends AbstractRingwireDatagramChannel<InetSocketAddress>
     implements DatagramChannel {
@@ -194,36 +197,29 @@ public final class RingwireDatagramChannel extends AbstractRingwireDatagramChann
     // ------------------------------------------------------------------------------------------ multicast
 
     /**
-     * Joins or leaves a multicast group (any source) on an interface: IP_ADD/DROP_MEMBERSHIP with an ip_mreqn, or
-     * IPV6_ADD/DROP_MEMBERSHIP with an ipv6_mreq. Source-specific membership and blocking are not supported yet.
+     * Joins or leaves a multicast group on an interface: for any source, IP_ADD/DROP_MEMBERSHIP with an ip_mreqn or
+     * IPV6_ADD/DROP_MEMBERSHIP with an ipv6_mreq; for one source, MCAST_JOIN/LEAVE_SOURCE_GROUP.
      *
-     * @param iface the interface, or null for the channel's multicast interface (or the kernel's choice)
+     * @param iface  the interface, or null for the channel's multicast interface (or the kernel's choice)
+     * @param source the one source to receive from, or null for any
      */
     private ChannelFuture membership(boolean join, InetAddress group, NetworkInterface iface, InetAddress source,
                                      ChannelPromise promise) {
-        if (source != null) {
-            return unsupported(promise, "source-specific multicast membership");
-        }
         try {
-            if (group == null || !group.isMulticastAddress()) {
-                throw new IllegalArgumentException("not a multicast group: " + group);
-            }
-            NetworkInterface i = iface != null ? iface : config.getNetworkInterface();
-            int index = i == null ? 0 : i.getIndex();
+            int index = interfaceFor(group, iface);
             byte[] g = group.getAddress();
-            java.nio.ByteBuffer m;
-            if (g.length == 4) {
+            if (source != null) {
+                Sockets.setGroupSource(fd, join ? SocketConstants.MCAST_JOIN_SOURCE_GROUP
+                    : SocketConstants.MCAST_LEAVE_SOURCE_GROUP, group, index, source);
+            } else if (g.length == 4) {
                 // struct ip_mreqn { struct in_addr imr_multiaddr, imr_address; int imr_ifindex; }
-                m = java.nio.ByteBuffer.allocate(12).order(java.nio.ByteOrder.nativeOrder());
+                java.nio.ByteBuffer m = java.nio.ByteBuffer.allocate(12).order(java.nio.ByteOrder.nativeOrder());
                 m.put(g).putInt(0).putInt(index);
                 Sockets.setBytes(fd, SocketConstants.IPPROTO_IP,
                     join ? SocketConstants.IP_ADD_MEMBERSHIP : SocketConstants.IP_DROP_MEMBERSHIP, m.array());
             } else {
-                if (!ipv6) {
-                    throw new IllegalArgumentException("an IPv6 group on an IPv4 socket: " + group);
-                }
                 // struct ipv6_mreq { struct in6_addr ipv6mr_multiaddr; unsigned int ipv6mr_interface; }
-                m = java.nio.ByteBuffer.allocate(20).order(java.nio.ByteOrder.nativeOrder());
+                java.nio.ByteBuffer m = java.nio.ByteBuffer.allocate(20).order(java.nio.ByteOrder.nativeOrder());
                 m.put(g).putInt(index);
                 Sockets.setBytes(fd, SocketConstants.IPPROTO_IPV6,
                     join ? SocketConstants.IPV6_ADD_MEMBERSHIP : SocketConstants.IPV6_DROP_MEMBERSHIP, m.array());
@@ -235,10 +231,38 @@ public final class RingwireDatagramChannel extends AbstractRingwireDatagramChann
         return promise;
     }
 
-    private static ChannelFuture unsupported(ChannelPromise promise, String what) {
-        promise.setFailure(new UnsupportedOperationException(what + " is not supported by Ringwire's datagram "
-            + "channel yet"));
+    /** Blocks one source of a group this channel joined for any source on that interface (MCAST_BLOCK_SOURCE). */
+    private ChannelFuture blockSource(InetAddress group, NetworkInterface iface, InetAddress source,
+                                      ChannelPromise promise) {
+        try {
+            if (source == null) {
+                throw new NullPointerException("sourceToBlock");
+            }
+            Sockets.setGroupSource(fd, SocketConstants.MCAST_BLOCK_SOURCE, group, interfaceFor(group, iface), source);
+            promise.setSuccess();
+        } catch (NativeIoException e) {
+            promise.setFailure(e.errno() != Errno.EINVAL ? e : new NativeIoException(e.operation()
+                + " (a source can only be blocked in a group the channel joined for any source, on that interface)",
+                e.errno()));
+        } catch (Exception e) {
+            promise.setFailure(e);
+        }
         return promise;
+    }
+
+    /**
+     * Checks a group against this socket: @return the index of {@code iface}, or else of the channel's multicast
+     * interface, or 0 (the kernel's choice by the group's route)
+     */
+    private int interfaceFor(InetAddress group, NetworkInterface iface) {
+        if (group == null || !group.isMulticastAddress()) {
+            throw new IllegalArgumentException("not a multicast group: " + group);
+        }
+        if (group.getAddress().length == 16 && !ipv6) {
+            throw new IllegalArgumentException("an IPv6 group on an IPv4 socket: " + group);
+        }
+        NetworkInterface i = iface != null ? iface : config.getNetworkInterface();
+        return i == null ? 0 : i.getIndex();
     }
 
     @Override
@@ -316,7 +340,7 @@ public final class RingwireDatagramChannel extends AbstractRingwireDatagramChann
     @Override
     public ChannelFuture block(InetAddress multicastAddress, NetworkInterface networkInterface,
                                InetAddress sourceToBlock, ChannelPromise future) {
-        return unsupported(future, "blocking a multicast source");
+        return blockSource(multicastAddress, networkInterface, sourceToBlock, future);
     }
 
     @Override
@@ -326,6 +350,6 @@ public final class RingwireDatagramChannel extends AbstractRingwireDatagramChann
 
     @Override
     public ChannelFuture block(InetAddress multicastAddress, InetAddress sourceToBlock, ChannelPromise future) {
-        return unsupported(future, "blocking a multicast source");
+        return blockSource(multicastAddress, null, sourceToBlock, future);
     }
 }

@@ -49,6 +49,13 @@ public final class SocketConstants {
     public static final int IPV6_MULTICAST_IF = 17;
     public static final int IPV6_ADD_MEMBERSHIP = 20;
     public static final int IPV6_DROP_MEMBERSHIP = 21;
+    /** Protocol-independent multicast source filters (levels IPPROTO_IP and IPPROTO_IPV6), with a group_source_req. */
+    public static final int MCAST_BLOCK_SOURCE = 43;
+    public static final int MCAST_UNBLOCK_SOURCE = 44;
+    public static final int MCAST_JOIN_SOURCE_GROUP = 46;
+    public static final int MCAST_LEAVE_SOURCE_GROUP = 47;
+    /** sizeof(struct group_source_req) on LP64: u32 interface, 4 bytes of padding, two sockaddr_storage. */
+    public static final int GROUP_SOURCE_REQ_SIZE = 8 + 128 + 128;
     public static final int IP_MULTICAST_LOOP = 34;
     public static final int IPV6_MULTICAST_HOPS = 18;
     public static final int IPV6_MULTICAST_LOOP = 19;

@@ -121,6 +121,49 @@ public final class Sockets {
     }
 
     /**
+     * A source-specific multicast operation: {@code setsockopt} with a {@code struct group_source_req} (the interface's
+     * index, then the group's and the source's {@code sockaddr_storage}), at {@code IPPROTO_IP} for an IPv4 group (an
+     * AF_INET6 socket takes it there too) and {@code IPPROTO_IPV6} for an IPv6 one.
+     *
+     * @param fd      the socket
+     * @param name    {@link SocketConstants#MCAST_JOIN_SOURCE_GROUP}, {@link SocketConstants#MCAST_LEAVE_SOURCE_GROUP},
+     *                {@link SocketConstants#MCAST_BLOCK_SOURCE} or {@link SocketConstants#MCAST_UNBLOCK_SOURCE}
+     * @param group   the group
+     * @param ifindex the interface's index; 0 lets the kernel choose by the group's route
+     * @param source  the source, of the group's family
+     * @throws NativeIoException e.g. {@code EADDRNOTAVAIL} (leaving what was not joined), {@code EINVAL} (blocking a
+     *                           source of a group not joined for any source)
+     * @throws IllegalArgumentException if the source's family is not the group's
+     */
+    public static void setGroupSource(int fd, int name, java.net.InetAddress group, int ifindex,
+                                      java.net.InetAddress source) throws NativeIoException {
+        boolean v6 = group instanceof Inet6Address;
+        if (v6 != source instanceof Inet6Address) {
+            throw new IllegalArgumentException("source " + source + " is not of group " + group + "'s family");
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment req = a.allocate(GROUP_SOURCE_REQ_SIZE, 8);
+            req.set(JAVA_INT, 0, ifindex);
+            SockAddr.write(new InetSocketAddress(group, 0), req.asSlice(8, SockAddr.STORAGE_SIZE), v6);
+            SockAddr.write(new InetSocketAddress(source, 0), req.asSlice(8 + SockAddr.STORAGE_SIZE,
+                SockAddr.STORAGE_SIZE), v6);
+            NativeIoException.check(Libc.setsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, name, req,
+                GROUP_SOURCE_REQ_SIZE), "setsockopt(" + mcastName(name) + ", group " + group.getHostAddress()
+                + ", source " + source.getHostAddress() + ", interface " + ifindex + ")");
+        }
+    }
+
+    private static String mcastName(int name) {
+        return switch (name) {
+            case MCAST_JOIN_SOURCE_GROUP -> "MCAST_JOIN_SOURCE_GROUP";
+            case MCAST_LEAVE_SOURCE_GROUP -> "MCAST_LEAVE_SOURCE_GROUP";
+            case MCAST_BLOCK_SOURCE -> "MCAST_BLOCK_SOURCE";
+            case MCAST_UNBLOCK_SOURCE -> "MCAST_UNBLOCK_SOURCE";
+            default -> String.valueOf(name);
+        };
+    }
+
+    /**
      * @param fd    the socket
      * @param level the level
      * @param name  the option
