@@ -82,6 +82,18 @@ public final class RingwireChannelOption<T> extends ChannelOption<T> {
     public static final ChannelOption<Integer> MAX_DATAGRAM_PAYLOAD_SIZE = valueOf("MAX_DATAGRAM_PAYLOAD_SIZE");
 
     /**
+     * {@code TCP_MD5SIG} (TCP channels, server and client): RFC 2385 signatures, as BGP speakers use them: per peer
+     * address, the key (1 to 80 bytes) the kernel signs each segment with and checks each segment from that peer
+     * against; segments from a peer with a key that do not carry its signature are dropped, so a connection is made
+     * only when both ends hold the same key. Setting it replaces the channel's whole set (an empty map removes every
+     * key); a server's keys hold for the connections it accepts. Set a client's before connect. Not readable back
+     * (a key is a secret): {@code getOption} gives null, as on Netty's epoll transport, whose
+     * {@code EpollChannelOption.TCP_MD5SIG} is this very constant.
+     */
+    public static final ChannelOption<java.util.Map<java.net.InetAddress, byte[]>> TCP_MD5SIG =
+        valueOf("TCP_MD5SIG");
+
+    /**
      * Bytes from which a TCP write goes as a zero-copy send (SEND_ZC / SENDMSG_ZC, Linux 6.1): the kernel sends from
      * the buffers' own pages, which stay retained until its notification says it is done with them. 0 (the default,
      * or {@code -Dringwire.sendZcThreshold}) sends with a copy. Zero copy saves the copy only when the bytes leave

@@ -74,10 +74,34 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
             setBacklog((Integer) value);
         } else if (option == RingwireChannelOption.SO_REUSEPORT) {
             SocketOptions.setBoolean(channel.fd, SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
+        } else if (option == RingwireChannelOption.TCP_MD5SIG) {
+            @SuppressWarnings("unchecked")
+            java.util.Map<java.net.InetAddress, byte[]> keys = (java.util.Map<java.net.InetAddress, byte[]>) value;
+            setTcpMd5Sig(keys);
         } else {
             return SocketOptions.setOther(this, channel.fd, option, value, INTS) || super.setOption(option, value);
         }
         return true;
+    }
+
+    private volatile java.util.List<java.net.InetAddress> tcpMd5Peers;
+
+    /**
+     * Sets the listener's TCP MD5 signature keys, replacing those it had ({@link RingwireChannelOption#TCP_MD5SIG}):
+     * a peer with a key connects only when it signs with that key; the connections accepted keep the keys.
+     *
+     * @param keys per peer address, a key of 1 to 80 bytes; empty removes every key
+     * @return this
+     */
+    public synchronized RingwireServerSocketChannelConfig setTcpMd5Sig(
+        java.util.Map<java.net.InetAddress, byte[]> keys) {
+        tcpMd5Peers = TcpMd5Keys.replace(channel.fd, tcpMd5Peers, keys);
+        return this;
+    }
+
+    /** @return the peers the listener has keys for, which its accepted connections inherit; null: none */
+    java.util.List<java.net.InetAddress> tcpMd5Peers() {
+        return tcpMd5Peers;
     }
 
     @Override

@@ -38,6 +38,10 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
         super(parent, fd, true);
         this.ipv6 = Sockets.isIpv6(fd);
         this.config = tcpConfig = new RingwireSocketChannelConfig(this);
+        java.util.List<java.net.InetAddress> md5 = parent.config().tcpMd5Peers();
+        if (md5 != null) {
+            tcpConfig.inheritTcpMd5Peers(md5);
+        }
     }
 
     boolean isIpv6() {

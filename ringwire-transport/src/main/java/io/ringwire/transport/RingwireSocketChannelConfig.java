@@ -71,6 +71,26 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         return this;
     }
 
+    /** The peers this socket has TCP_MD5SIG keys for (null: none); in the object's alignment gap, so free. */
+    private volatile java.util.List<java.net.InetAddress> tcpMd5Peers;
+
+    /**
+     * Sets the connection's TCP MD5 signature keys, replacing those it had ({@link RingwireChannelOption#TCP_MD5SIG});
+     * before connect.
+     *
+     * @param keys per peer address, a key of 1 to 80 bytes; empty removes every key
+     * @return this
+     */
+    public synchronized RingwireSocketChannelConfig setTcpMd5Sig(java.util.Map<java.net.InetAddress, byte[]> keys) {
+        tcpMd5Peers = TcpMd5Keys.replace(fd(), tcpMd5Peers, keys);
+        return this;
+    }
+
+    /** An accepted connection has its listener's keys (the kernel copies them), so a later set can remove them. */
+    void inheritTcpMd5Peers(java.util.List<java.net.InetAddress> listeners) {
+        tcpMd5Peers = listeners;
+    }
+
     /** @return the TCP-level int option behind one of Ringwire's int options, or -1 */
     private static int tcpIntOption(ChannelOption<?> option) {
         if (option == RingwireChannelOption.TCP_USER_TIMEOUT) {
@@ -164,6 +184,10 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
             SocketOptions.setBoolean(fd(), IPPROTO_TCP, TCP_QUICKACK, (Boolean) value);
         } else if (option == RingwireChannelOption.SEND_ZC_THRESHOLD) {
             setSendZcThreshold((Integer) value);
+        } else if (option == RingwireChannelOption.TCP_MD5SIG) {
+            @SuppressWarnings("unchecked")
+            java.util.Map<java.net.InetAddress, byte[]> keys = (java.util.Map<java.net.InetAddress, byte[]>) value;
+            setTcpMd5Sig(keys);
         } else if (tcpIntOption(option) >= 0) {
             SocketOptions.set(fd(), IPPROTO_TCP, tcpIntOption(option), (Integer) value);
         } else {

@@ -74,6 +74,11 @@ public final class SocketConstants {
     public static final int TCP_FASTOPEN = 23;
     public static final int TCP_FASTOPEN_CONNECT = 30;
     public static final int TCP_NOTSENT_LOWAT = 25;
+    /** RFC 2385 signatures: a struct tcp_md5sig, one peer address and its key (key length 0 removes it). */
+    public static final int TCP_MD5SIG = 14;
+    public static final int TCP_MD5SIG_MAXKEYLEN = 80;
+    /** sizeof(struct tcp_md5sig): sockaddr_storage, flags, prefix length, u16 key length, int ifindex, the key. */
+    public static final int TCP_MD5SIG_SIZE = 128 + 1 + 1 + 2 + 4 + TCP_MD5SIG_MAXKEYLEN;
 
     /** Level IPPROTO_UDP (SOL_UDP): a sendmsg control message, one datagram cut into segments of this size (GSO). */
     public static final int UDP_SEGMENT = 103;

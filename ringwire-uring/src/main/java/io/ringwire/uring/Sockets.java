@@ -153,6 +153,36 @@ public final class Sockets {
         }
     }
 
+    /**
+     * Sets or removes the TCP MD5 signature key (RFC 2385) for one peer address: {@code setsockopt(IPPROTO_TCP,
+     * TCP_MD5SIG)} with a {@code struct tcp_md5sig}. On an AF_INET6 socket an IPv4 peer is written IPv4-mapped, as
+     * the kernel sees it there.
+     *
+     * @param fd      a TCP socket (a listener's keys pass to the connections it accepts)
+     * @param ipv6    whether the socket is AF_INET6
+     * @param address the peer
+     * @param key     1 to {@link SocketConstants#TCP_MD5SIG_MAXKEYLEN} bytes, or null to remove the peer's key
+     * @throws NativeIoException e.g. {@code ENOENT} (removing a key that is not there)
+     * @throws IllegalArgumentException a key too long or empty, an IPv6 peer on an IPv4 socket
+     */
+    public static void setTcpMd5Sig(int fd, boolean ipv6, java.net.InetAddress address, byte[] key)
+        throws NativeIoException {
+        if (key != null && (key.length == 0 || key.length > TCP_MD5SIG_MAXKEYLEN)) {
+            throw new IllegalArgumentException("a TCP_MD5SIG key is 1 to " + TCP_MD5SIG_MAXKEYLEN + " bytes: "
+                + key.length + " for " + address);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sig = a.allocate(TCP_MD5SIG_SIZE, 8);
+            SockAddr.write(new InetSocketAddress(address, 0), sig, ipv6);
+            if (key != null) {
+                sig.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 130, (short) key.length);
+                MemorySegment.copy(key, 0, sig, java.lang.foreign.ValueLayout.JAVA_BYTE, 136, key.length);
+            }
+            NativeIoException.check(Libc.setsockopt(fd, IPPROTO_TCP, TCP_MD5SIG, sig, TCP_MD5SIG_SIZE),
+                "setsockopt(TCP_MD5SIG, " + address.getHostAddress() + (key == null ? ", removed)" : ")"));
+        }
+    }
+
     private static String mcastName(int name) {
         return switch (name) {
             case MCAST_JOIN_SOURCE_GROUP -> "MCAST_JOIN_SOURCE_GROUP";
