@@ -56,6 +56,9 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     /** CMSG_SPACE of a u16 (UDP_SEGMENT) and of an int (UDP_GRO): a 16-byte cmsghdr, the data padded to 8. */
     private static final int CMSG_SPACE_2 = 24;
     private static final int CMSG_SPACE_4 = 24;
+    private static final int CMSG_HDR = 16;
+    /** CMSG_SPACE of a sockaddr_in6 (IPV6_ORIGDSTADDR; IP_ORIGDSTADDR's sockaddr_in takes less). */
+    private static final int CMSG_SPACE_SOCKADDR = CMSG_HDR + 32;
 
     /*
      * Native memory of this channel's own, for as long as a receive may use it (the kernel writes the sender's
@@ -66,9 +69,10 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     private static final int DIRECT_HDR = MULTISHOT_HDR + MSGHDR_SIZE;
     private static final int DIRECT_NAME = DIRECT_HDR + MSGHDR_SIZE;
     private static final int DIRECT_IOV = DIRECT_NAME + SockAddr.STORAGE_SIZE;
-    /** The direct RECVMSG's control buffer: room for one UDP_GRO message (an int). */
+    /** The direct RECVMSG's control buffer: room for a UDP_GRO message (an int) and an original destination. */
     private static final int DIRECT_CONTROL = DIRECT_IOV + 16;
-    private static final int NATIVE_SIZE = DIRECT_CONTROL + CMSG_SPACE_4;
+    private static final int CONTROL_ROOM = CMSG_SPACE_4 + CMSG_SPACE_SOCKADDR;
+    private static final int NATIVE_SIZE = DIRECT_CONTROL + CONTROL_ROOM;
 
     /** Room for the sender's address in each ring buffer (the largest address of the channel's family). */
     private final int nameRoom;
@@ -105,8 +109,11 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     /** Writes a recipient's sockaddr into {@code dst}; @return its length */
     abstract int writeRecipient(SocketAddress recipient, MemorySegment dst);
 
-    /** @return a received datagram as the pipeline gets it (DatagramPacket, DomainDatagramPacket) */
-    abstract Object packet(ByteBuf content, A sender);
+    /**
+     * @param recipient where the datagram was sent (IP_RECVORIGDSTADDR), or null: the channel's local address
+     * @return a received datagram as the pipeline gets it (DatagramPacket, DomainDatagramPacket)
+     */
+    abstract Object packet(ByteBuf content, A sender, A recipient);
 
     /** @return whether the channel counts as active once registered (DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) */
     abstract boolean activeOnOpen();
@@ -117,8 +124,12 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     /** @return the packet type to say in an error about a message the channel cannot write */
     abstract String messageTypes();
 
-    /** @return whether the kernel may hand several datagrams to one receive (UDP_GRO) */
-    boolean udpGro() {
+    /**
+     * @return whether receives need control messages (UDP_GRO: the kernel may hand several datagrams to one receive;
+     *         IP_RECVORIGDSTADDR: each datagram's original destination), so go into the allocator's buffers with a
+     *         control buffer rather than through the ring
+     */
+    boolean receivesWithControl() {
         return false;
     }
 
@@ -128,9 +139,9 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     }
 
     /**
-     * UDP_GRO went on: a multishot RECVMSG armed before would take the kernel's batches into ring buffers too small
-     * for them, so it is cancelled, and the receive armed after its last completion goes into the allocator's
-     * buffers. Hops to the event loop when called from another thread.
+     * UDP_GRO or IP_RECVORIGDSTADDR went on: a multishot RECVMSG armed before would take the kernel's batches into
+     * ring buffers too small for them, without control messages, so it is cancelled, and the receive armed after its
+     * last completion goes into the allocator's buffers. Hops to the event loop when called from another thread.
      */
     final void rearmReceive() {
         if (isRegistered() && !eventLoop().inEventLoop()) {
@@ -246,8 +257,9 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         BufferRing ring = h.recvBuffers();
         int room = ring == null ? 0 : ring.bufferSize() - RECVMSG_OUT_SIZE - nameRoom;
         int largest = maxDatagramPayloadSize();
-        // GRO's batches of up to 64 KiB go into the allocator's buffers: a ring buffer would cut them
-        boolean ringFits = ring != null && !ring.isIncremental() && !udpGro()
+        // GRO's batches of up to 64 KiB go into the allocator's buffers (a ring buffer would cut them), and so do
+        // receives that bring control messages
+        boolean ringFits = ring != null && !ring.isIncremental() && !receivesWithControl()
             && room >= (largest > 0 ? largest : unsafe().recvBufAllocHandle().guess());
         if (ringFits && !ringDry && config().isAutoRead() && h.config().multishotRecv()) {
             long hdr = nativeArea.address() + MULTISHOT_HDR;
@@ -276,14 +288,14 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         MemorySegment n = nativeArea;
         long base = n.address();
         n.asSlice(DIRECT_HDR, MSGHDR_SIZE + SockAddr.STORAGE_SIZE).fill((byte) 0);
-        n.asSlice(DIRECT_CONTROL, CMSG_SPACE_4).fill((byte) 0);
+        n.asSlice(DIRECT_CONTROL, CONTROL_ROOM).fill((byte) 0);
         n.set(JAVA_LONG, DIRECT_HDR, base + DIRECT_NAME);          // msg_name
         n.set(JAVA_INT, DIRECT_HDR + 8, SockAddr.STORAGE_SIZE);    // msg_namelen
         n.set(JAVA_LONG, DIRECT_HDR + 16, base + DIRECT_IOV);      // msg_iov
         n.set(JAVA_LONG, DIRECT_HDR + 24, 1);                      // msg_iovlen
-        if (udpGro()) {
-            n.set(JAVA_LONG, DIRECT_HDR + 32, base + DIRECT_CONTROL); // msg_control: the batch's segment size
-            n.set(JAVA_LONG, DIRECT_HDR + 40, CMSG_SPACE_4);          // msg_controllen
+        if (receivesWithControl()) {
+            n.set(JAVA_LONG, DIRECT_HDR + 32, base + DIRECT_CONTROL); // msg_control: segment size, destination
+            n.set(JAVA_LONG, DIRECT_HDR + 40, CONTROL_ROOM);          // msg_controllen
         }
         n.set(JAVA_LONG, DIRECT_IOV, address);
         n.set(JAVA_LONG, DIRECT_IOV + 8, buf.writableBytes());
@@ -301,16 +313,41 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     }
 
     /**
-     * @return the segment size the direct RECVMSG's control message says (a UDP_GRO batch), or 0: the control buffer
-     *         is zeroed before each receive, so a receive without one leaves cmsg_len 0
+     * Finds a control message the direct RECVMSG brought. The control buffer is zeroed before each receive, so the
+     * messages end at the first cmsg_len of 0 (or at the buffer's end).
+     *
+     * @return the offset in {@code n} of the message's data, or -1
      */
-    private static int groSegmentSize(MemorySegment n) {
-        long length = n.get(JAVA_LONG, DIRECT_CONTROL);       // cmsg_len
-        if (length < 20 || n.get(JAVA_INT, DIRECT_CONTROL + 8) != SocketConstants.IPPROTO_UDP
-            || n.get(JAVA_INT, DIRECT_CONTROL + 12) != SocketConstants.UDP_GRO) {
-            return 0;
+    private static int controlMessage(MemorySegment n, int level, int type) {
+        int at = DIRECT_CONTROL;
+        while (at + CMSG_HDR <= DIRECT_CONTROL + CONTROL_ROOM) {
+            long length = n.get(JAVA_LONG, at);                  // cmsg_len
+            if (length < CMSG_HDR || at + length > DIRECT_CONTROL + CONTROL_ROOM) {
+                return -1;
+            }
+            if (n.get(JAVA_INT, at + 8) == level && n.get(JAVA_INT, at + 12) == type) {
+                return at + CMSG_HDR;
+            }
+            at += (int) ((length + 7) & ~7L);                    // CMSG_ALIGN
         }
-        return n.get(JAVA_INT, DIRECT_CONTROL + 16);
+        return -1;
+    }
+
+    /** @return the segment size of a UDP_GRO batch the direct RECVMSG brought, or 0 */
+    private static int groSegmentSize(MemorySegment n) {
+        int at = controlMessage(n, SocketConstants.IPPROTO_UDP, SocketConstants.UDP_GRO);
+        return at < 0 ? 0 : n.get(JAVA_INT, at);
+    }
+
+    /** @return the original destination (IP_ORIGDSTADDR or IPV6_ORIGDSTADDR) the direct RECVMSG brought, or null */
+    private A originalDestination(MemorySegment n) {
+        int at = controlMessage(n, SocketConstants.IPPROTO_IP, SocketConstants.IP_RECVORIGDSTADDR);
+        int room = SockAddr.IN_SIZE;
+        if (at < 0) {
+            at = controlMessage(n, SocketConstants.IPPROTO_IPV6, SocketConstants.IPV6_RECVORIGDSTADDR);
+            room = SockAddr.IN6_SIZE;
+        }
+        return at < 0 ? null : sender(n, at, Math.min(room, (int) n.get(JAVA_LONG, at - CMSG_HDR) - CMSG_HDR));
     }
 
     // ------------------------------------------------------------------------------------------ sending
@@ -441,7 +478,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                         ByteBuf buf = config().getAllocator().directBuffer(payloadLength);
                         copy(h.recvBufferView(bid, payloadOffset, payloadLength), buffers.address(bid), buf,
                             payloadLength);
-                        received(buf, sender);
+                        received(buf, sender, null);
                     }
                 } finally {
                     buffers.release(bid, res, flags);
@@ -468,10 +505,11 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                     } else {
                         buf.writerIndex(buf.writerIndex() + res);
                         int segment = groSegmentSize(n);
+                        A recipient = originalDestination(n);
                         if (segment > 0 && res > segment) {
-                            receivedSegments(buf, segment, sender);
+                            receivedSegments(buf, segment, sender, recipient);
                         } else {
-                            received(buf, sender);
+                            received(buf, sender, recipient);
                             buf = null; // the pipeline owns it
                         }
                     }
@@ -486,7 +524,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             registration.notifyAfterCompletions();
         }
 
-        private void received(ByteBuf buf, A sender) {
+        private void received(ByteBuf buf, A sender, A recipient) {
             RingwireCounters c = registration.handler().counters();
             c.recvs++;
             c.recvBytes += buf.readableBytes();
@@ -494,17 +532,17 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             if (!config().isAutoRead()) {
                 readPending = false; // this datagram answers the read()
             }
-            pipeline().fireChannelRead(packet(buf, sender));
+            pipeline().fireChannelRead(packet(buf, sender, recipient));
         }
 
         /**
          * A GRO batch: several datagrams of {@code segment} bytes (the last may be shorter) from one sender, passed up
          * one packet each, as slices of the receive's buffer (released by the caller).
          */
-        private void receivedSegments(ByteBuf buf, int segment, A sender) {
+        private void receivedSegments(ByteBuf buf, int segment, A sender, A recipient) {
             registration.handler().counters().groBatches++;
             while (buf.isReadable() && isOpen()) {
-                received(buf.readRetainedSlice(Math.min(segment, buf.readableBytes())), sender);
+                received(buf.readRetainedSlice(Math.min(segment, buf.readableBytes())), sender, recipient);
             }
         }
 

@@ -72,6 +72,15 @@ public final class RingwireChannelOption<T> extends ChannelOption<T> {
      */
     public static final ChannelOption<Boolean> UDP_GRO = valueOf("UDP_GRO");
     /**
+     * {@code IP_RECVORIGDSTADDR} (UDP channels; on an IPv6 socket {@code IPV6_RECVORIGDSTADDR} too): each received
+     * {@link io.netty.channel.socket.DatagramPacket}'s {@code recipient()} is the address and port the datagram was
+     * sent to (which of a wildcard-bound socket's addresses, or the original destination a TPROXY rule redirected),
+     * instead of the channel's local address. With it on, receives go straight into the allocator's buffers with a
+     * control buffer, not through the loop's buffer ring (one receive in flight at a time). The same constant as
+     * Netty's {@code EpollChannelOption.IP_RECVORIGDSTADDR}.
+     */
+    public static final ChannelOption<Boolean> IP_RECVORIGDSTADDR = valueOf("IP_RECVORIGDSTADDR");
+    /**
      * The largest datagram a UDP channel expects, bytes; 0 (the default): as large as its
      * {@link io.netty.channel.RecvByteBufAllocator}'s buffers. Receives come from the loop's shared buffer ring
      * while its buffers hold a datagram of this size (and straight into the allocator's buffers otherwise), so a

@@ -100,13 +100,13 @@ public final class RingwireDatagramChannel extends AbstractRingwireDatagramChann
     }
 
     @Override
-    Object packet(ByteBuf content, InetSocketAddress sender) {
-        return new DatagramPacket(content, localAddress(), sender);
+    Object packet(ByteBuf content, InetSocketAddress sender, InetSocketAddress recipient) {
+        return new DatagramPacket(content, recipient != null ? recipient : localAddress(), sender);
     }
 
     @Override
-    boolean udpGro() {
-        return config.isUdpGro();
+    boolean receivesWithControl() {
+        return config.isUdpGro() || config.isRecvOrigDstAddr();
     }
 
     @Override

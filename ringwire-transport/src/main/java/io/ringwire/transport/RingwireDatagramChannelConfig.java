@@ -33,6 +33,7 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
     /** The interface multicast leaves by (IP_MULTICAST_IF), as last set; null: the kernel's choice. */
     private volatile NetworkInterface multicastInterface;
     private volatile boolean udpGro;
+    private volatile boolean recvOrigDstAddr;
     private volatile int maxDatagramPayloadSize;
 
     RingwireDatagramChannelConfig(RingwireDatagramChannel channel) {
@@ -50,7 +51,8 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
             ChannelOption.SO_SNDBUF, ChannelOption.SO_REUSEADDR, ChannelOption.IP_MULTICAST_LOOP_DISABLED,
             ChannelOption.IP_MULTICAST_TTL, ChannelOption.IP_TOS, RingwireChannelOption.SO_REUSEPORT,
             ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION, ChannelOption.IP_MULTICAST_IF,
-            RingwireChannelOption.UDP_GRO, RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE),
+            RingwireChannelOption.UDP_GRO, RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE,
+            RingwireChannelOption.IP_RECVORIGDSTADDR),
             INTS.keySet().toArray(new ChannelOption<?>[0]));
     }
 
@@ -93,6 +95,9 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         if (option == RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE) {
             return (T) Integer.valueOf(getMaxDatagramPayloadSize());
         }
+        if (option == RingwireChannelOption.IP_RECVORIGDSTADDR) {
+            return (T) Boolean.valueOf(isRecvOrigDstAddr());
+        }
         Object other = SocketOptions.getOther(this, fd(), option, INTS);
         return other != null ? (T) other : super.getOption(option);
     }
@@ -125,6 +130,8 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
             setUdpGro((Boolean) value);
         } else if (option == RingwireChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE) {
             setMaxDatagramPayloadSize((Integer) value);
+        } else if (option == RingwireChannelOption.IP_RECVORIGDSTADDR) {
+            setRecvOrigDstAddr((Boolean) value);
         } else {
             return SocketOptions.setOther(this, fd(), option, value, INTS) || super.setOption(option, value);
         }
@@ -158,6 +165,27 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         SocketOptions.setBoolean(fd(), IPPROTO_UDP, UDP_GRO, udpGro);
         this.udpGro = udpGro;
         if (udpGro) {
+            channel.rearmReceive();
+        }
+        return this;
+    }
+
+    /** @return whether each packet's recipient is its original destination ({@link RingwireChannelOption#IP_RECVORIGDSTADDR}) */
+    public boolean isRecvOrigDstAddr() {
+        return recvOrigDstAddr;
+    }
+
+    /**
+     * Sets {@link RingwireChannelOption#IP_RECVORIGDSTADDR} (and IPV6_RECVORIGDSTADDR on an IPv6 socket). Set on a
+     * channel already receiving, it cancels the receive from the ring, so the next one brings the control message.
+     */
+    public RingwireDatagramChannelConfig setRecvOrigDstAddr(boolean on) {
+        SocketOptions.setBoolean(fd(), IPPROTO_IP, IP_RECVORIGDSTADDR, on);
+        if (channel.isIpv6()) {
+            SocketOptions.setBoolean(fd(), IPPROTO_IPV6, IPV6_RECVORIGDSTADDR, on);
+        }
+        this.recvOrigDstAddr = on;
+        if (on) {
             channel.rearmReceive();
         }
         return this;

@@ -129,7 +129,7 @@ public final class RingwireDomainDatagramChannel extends AbstractRingwireDatagra
     }
 
     @Override
-    Object packet(ByteBuf content, DomainSocketAddress sender) {
+    Object packet(ByteBuf content, DomainSocketAddress sender, DomainSocketAddress recipient) {
         return new DomainDatagramPacket(content, localAddress(), sender);
     }
 

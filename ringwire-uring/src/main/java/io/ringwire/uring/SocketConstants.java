@@ -42,6 +42,13 @@ public final class SocketConstants {
     public static final int IP_FREEBIND = 15;
     /** Bind and accept for any address (transparent proxying, with TPROXY rules); needs CAP_NET_ADMIN. */
     public static final int IP_TRANSPARENT = 19;
+    /**
+     * A recvmsg control message with the datagram's original destination (a sockaddr_in): where it was sent, also
+     * when a TPROXY rule delivered it to this socket; IP_ORIGDSTADDR, the message's type, has the same value.
+     */
+    public static final int IP_RECVORIGDSTADDR = 20;
+    /** The same for IPv6 (a sockaddr_in6); IPV6_ORIGDSTADDR has the same value. */
+    public static final int IPV6_RECVORIGDSTADDR = 74;
     /** Whether a multicast socket receives every group joined on the host, or only its own (0). */
     public static final int IP_MULTICAST_ALL = 49;
     public static final int IP_ADD_MEMBERSHIP = 35;
