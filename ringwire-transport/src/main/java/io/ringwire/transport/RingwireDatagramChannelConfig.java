@@ -170,7 +170,9 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         return this;
     }
 
-    /** @return whether each packet's recipient is its original destination ({@link RingwireChannelOption#IP_RECVORIGDSTADDR}) */
+    /**
+     * @return whether each packet's recipient is where it was sent ({@link RingwireChannelOption#IP_RECVORIGDSTADDR})
+     */
     public boolean isRecvOrigDstAddr() {
         return recvOrigDstAddr;
     }

@@ -114,12 +114,8 @@ class MulticastTest extends OneLoopTestBase {
 
             // source-specific: only one's datagrams to the group; two's, sent first, never arrive
             receiver.joinGroup(group, in, one).sync();
-            send(fromTwo, "b", groupAddress);
-            send(fromOne, "a", groupAddress);
-            assertEquals("a" + fromOneText, received.poll(10, TimeUnit.SECONDS), "the chosen source's datagram");
-            send(fromTwo, "direct", direct);
-            assertEquals("direct" + fromTwoText, received.poll(10, TimeUnit.SECONDS),
-                "the other source's group datagram was filtered out");
+            onlyOneIsHeard(new Channel[] {fromOne, fromTwo}, new String[] {fromOneText, fromTwoText}, groupAddress,
+                direct, received);
 
             // left: nothing from the group at all
             receiver.leaveGroup(group, in, one).sync();
@@ -138,12 +134,8 @@ class MulticastTest extends OneLoopTestBase {
             // any source, then two blocked: one's still arrive
             receiver.joinGroup(groupAddress, in).sync();
             receiver.block(group, in, two).sync();
-            send(fromTwo, "b", groupAddress);
-            send(fromOne, "a", groupAddress);
-            assertEquals("a" + fromOneText, received.poll(10, TimeUnit.SECONDS), "an unblocked source's datagram");
-            send(fromTwo, "direct", direct);
-            assertEquals("direct" + fromTwoText, received.poll(10, TimeUnit.SECONDS),
-                "the blocked source's group datagram was filtered out");
+            onlyOneIsHeard(new Channel[] {fromOne, fromTwo}, new String[] {fromOneText, fromTwoText}, groupAddress,
+                direct, received);
 
             Throwable mixed = receiver.joinGroup(group, in, InetAddress.getByName(otherFamily)).await().cause();
             assertTrue(mixed instanceof IllegalArgumentException && mixed.getMessage().contains("family"),
@@ -154,6 +146,23 @@ class MulticastTest extends OneLoopTestBase {
             fromOne.close().sync();
             fromTwo.close().sync();
         }
+    }
+
+    /**
+     * Sends a group datagram from the second sender, then one from the first: only the first's arrives, and once a
+     * direct datagram the second sends after both has arrived too, the second's group datagram cannot be on its way.
+     *
+     * @param senders the source the receiver hears, then the one it does not
+     * @param texts   " from " and each one's address, as the receiver's handler writes it
+     */
+    private static void onlyOneIsHeard(Channel[] senders, String[] texts, InetSocketAddress groupAddress,
+                                       InetSocketAddress direct, BlockingQueue<String> received) throws Exception {
+        send(senders[1], "b", groupAddress);
+        send(senders[0], "a", groupAddress);
+        assertEquals("a" + texts[0], received.poll(10, TimeUnit.SECONDS), "the heard source's datagram");
+        send(senders[1], "direct", direct);
+        assertEquals("direct" + texts[1], received.poll(10, TimeUnit.SECONDS),
+            "the other source's group datagram was filtered out");
     }
 
     private static Channel sender(InternetProtocolFamily family, NetworkInterface out, InetAddress address)
