@@ -13,18 +13,7 @@ import io.netty.handler.codec.quic.QuicSslContextBuilder;
 import io.netty.handler.codec.quic.SegmentedDatagramPacketAllocator;
 import io.ringwire.transport.RingwireChannelOption;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
-import java.security.PrivateKey;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
-import java.security.spec.PKCS8EncodedKeySpec;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * epoll has UDP_GRO too, but with 64 KiB receive buffers its QUIC channels did not complete a handshake here; not
  * investigated).
  *
- * <p>The certificate is a self-signed one for localhost in this module's resources, for this example only.
+ * <p>The certificate is the examples' self-signed one for localhost ({@link ExampleCertificate}).
  *
  * <pre>
  * java ... io.ringwire.examples.QuicEchoServer [port] [threads] [transport]   # 127.0.0.1, default 9003, ringwire
@@ -116,27 +105,7 @@ public final class QuicEchoServer {
     }
 
     private static QuicSslContext serverTls() {
-        try {
-            X509Certificate cert = (X509Certificate) CertificateFactory.getInstance("X.509")
-                .generateCertificate(new java.io.ByteArrayInputStream(resource("quic-example-cert.pem")));
-            String pem = new String(resource("quic-example-key.pem"), StandardCharsets.US_ASCII)
-                .replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-            PrivateKey key = KeyFactory.getInstance("EC")
-                .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem)));
-            return QuicSslContextBuilder.forServer(key, null, cert).applicationProtocols(PROTOCOL).build();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the example's certificate does not load", e);
-        }
-    }
-
-    private static byte[] resource(String name) {
-        try (InputStream in = QuicEchoServer.class.getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IllegalStateException("missing resource " + name);
-            }
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        ExampleCertificate id = ExampleCertificate.load();
+        return QuicSslContextBuilder.forServer(id.key(), null, id.certificate()).applicationProtocols(PROTOCOL).build();
     }
 }

@@ -138,8 +138,8 @@ final class Experiment {
             if (c.httpOnly() && protocol != Protocol.HTTP) {
                 throw new IllegalArgumentException(c.label() + " serves the http workload only, not " + workload);
             }
-            if (protocol == Protocol.QUIC && !Competitor.nettyTransports().contains(c)) {
-                throw new IllegalArgumentException(c.label() + " serves no QUIC: the quic workload runs on "
+            if (protocol.nettyOnly() && !Competitor.nettyTransports().contains(c)) {
+                throw new IllegalArgumentException(c.label() + " does not serve " + workload + ": it runs on "
                     + Competitor.nettyTransports().stream().map(Competitor::label).toList());
             }
         }

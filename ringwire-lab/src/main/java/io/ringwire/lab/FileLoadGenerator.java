@@ -63,8 +63,6 @@ final class FileLoadGenerator {
             latency.reset();
             files = 0;
             asked = 0;
-            mismatches = 0;
-            errors = 0;
         });
         Conn[] all = new Conn[conns];
         try (Selector selector = Selector.open()) {

@@ -18,7 +18,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
-        Lab.UdpEcho.class, Lab.Quic.class, Lab.DomainEcho.class, Lab.Files.class, Lab.Conns.class,
+        Lab.UdpEcho.class, Lab.Quic.class, Lab.TlsEcho.class, Lab.DomainEcho.class, Lab.Files.class, Lab.Conns.class,
         Lab.Redis.class, Lab.Http.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
         Lab.CompareCommand.class, Lab.SoakCommand.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
@@ -374,6 +374,32 @@ public final class Lab implements Callable<Integer> {
             Experiment.Settings s = common.servers == null ? common.settings(Competitor.nettyTransports())
                 : common.settings();
             return run(List.of(Workloads.quic(s, conns, size, depth)), new ArrayList<>(), false);
+        }
+    }
+
+    @Command(name = "tls-echo", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+        sortOptions = false,
+        description = {"Echo behind TLS 1.3: Netty's SslHandler in front of the echo handler on each Netty transport "
+            + "(OpenSSL's engine from netty-tcnative where it loads, the JDK's otherwise; "
+            + "-Dringwire.examples.tlsProvider=jdk|openssl in RINGWIRE_LAB_SERVER_OPTS and the lab's JVM picks one), "
+            + "every echoed byte checked. The client is Netty's SslHandler on Netty epoll, one thread, the same "
+            + "engine. Netty-based servers only (default: ringwire, netty-io_uring, netty-epoll, netty-nio)."})
+    static final class TlsEcho extends WorkloadCommand {
+        @Option(names = "--conns", defaultValue = "64", description = "TLS connections (default: ${DEFAULT-VALUE})")
+        int conns;
+
+        @Option(names = "--size", defaultValue = "1024", description = "bytes per message (default: ${DEFAULT-VALUE})")
+        int size;
+
+        @Option(names = "--depth", defaultValue = "4", description = "messages in flight per connection "
+            + "(default: ${DEFAULT-VALUE})")
+        int depth;
+
+        @Override
+        public Integer call() throws Exception {
+            Experiment.Settings s = common.servers == null ? common.settings(Competitor.nettyTransports())
+                : common.settings();
+            return run(List.of(Workloads.tlsEcho(s, conns, size, depth)), new ArrayList<>(), false);
         }
     }
 

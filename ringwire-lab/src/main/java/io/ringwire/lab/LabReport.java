@@ -65,7 +65,7 @@ public record LabReport(String command, Map<String, String> machine, List<String
         String lab = generator.label() + (generator == LoadGenerator.Engine.IO_URING
             ? ": one io_uring (multishot RECV into a buffer ring, batched SENDs, one enter per iteration)"
             : ": one NIO selector (a read and a write call per connection)") + ", one thread";
-        // redis and http are driven by programs nobody here wrote, quic by a client of Netty's
+        // redis and http are driven by programs nobody here wrote, quic and tls-echo by clients of Netty's
         java.util.Set<String> workloads = new java.util.TreeSet<>();
         runs.forEach(r -> workloads.add(r.workload()));
         List<String> external = new ArrayList<>();
@@ -77,6 +77,10 @@ public record LabReport(String command, Map<String, String> machine, List<String
         }
         if (workloads.remove("quic")) {
             external.add("Netty's QUIC client on Netty epoll, sending with GSO, one thread, for quic");
+        }
+        if (workloads.remove("tls-echo")) {
+            external.add("Netty's SslHandler (" + io.ringwire.examples.TlsEchoServer.provider() + " engine, TLS 1.3) "
+                + "on Netty epoll, one thread, for tls-echo");
         }
         machine.put("load generator", external.isEmpty() ? lab : workloads.isEmpty() ? String.join("; ", external)
             : lab + "; " + String.join("; ", external));

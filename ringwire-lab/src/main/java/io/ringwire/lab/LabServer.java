@@ -69,6 +69,7 @@ public final class LabServer {
             case HTTP -> HttpHelloServer.start(competitor.transport(), address, threads);
             case UDP_ECHO -> io.ringwire.examples.UdpEchoServer.start(competitor.transport(), address, threads);
             case QUIC -> io.ringwire.examples.QuicEchoServer.start(competitor.transport(), address, threads);
+            case TLS_ECHO -> io.ringwire.examples.TlsEchoServer.start(competitor.transport(), address, threads);
             case FILES -> io.ringwire.examples.FileServer.start(competitor.transport(), address, threads);
             case DOMAIN_ECHO -> Transports.startDomainServer(competitor.transport(),
                 deletedOnExit(Protocol.domainSocketPath(address.getPort())), threads, new EchoServerHandler());

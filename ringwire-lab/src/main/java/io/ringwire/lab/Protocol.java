@@ -43,7 +43,17 @@ public enum Protocol {
      * QUIC (Netty's QUIC codec, quiche; {@code io.ringwire.examples.QuicEchoServer}): each stream's bytes back on that
      * stream, over the transport's UDP channel, with GSO where the transport has it. Netty-based servers only.
      */
-    QUIC;
+    QUIC,
+    /**
+     * {@link #ECHO} behind TLS 1.3 ({@code io.ringwire.examples.TlsEchoServer}: Netty's SslHandler, OpenSSL's engine
+     * where it loads). Netty-based servers only.
+     */
+    TLS_ECHO;
+
+    /** @return whether only the servers on a Netty transport speak it (its codec is Netty's) */
+    public boolean nettyOnly() {
+        return this == QUIC || this == TLS_ECHO;
+    }
 
     /** @return the socket file of the domain-socket server that would listen on {@code port} */
     public static java.nio.file.Path domainSocketPath(int port) {

@@ -82,8 +82,7 @@ final class UdpLoadGenerator {
             latency.reset();
             messages = 0;
             sent = 0;
-            mismatches = 0;
-            errors = 0;
+            errors = 0; // losses, which a start-up burst can cause; mismatches count from the start
         });
         Client[] all = new Client[clients];
         try (Selector selector = Selector.open()) {

@@ -72,9 +72,23 @@ final class Workloads {
      * per stream; Netty's QUIC codec on each Netty transport's UDP channel, with GSO where the transport has it.
      */
     static Experiment quic(Experiment.Settings s, int conns, int size, int depth) {
-        return new Experiment("quic", String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns, size,
-            depth), Protocol.QUIC, s, (target, warmup, edge) -> Measurement.of(
-                new QuicLoadGenerator(target, conns, size, depth).run(warmup::over, s.seconds(), edge), false));
+        return quicOrTls("quic", Protocol.QUIC, s, conns, size, depth);
+    }
+
+    /**
+     * TLS echo: {@code conns} TLS 1.3 connections, {@code depth} messages of {@code size} bytes in flight on each;
+     * Netty's SslHandler in front of the echo handler on each Netty transport, the same engine on every server.
+     */
+    static Experiment tlsEcho(Experiment.Settings s, int conns, int size, int depth) {
+        return quicOrTls("tls-echo", Protocol.TLS_ECHO, s, conns, size, depth);
+    }
+
+    private static Experiment quicOrTls(String name, Protocol protocol, Experiment.Settings s, int conns, int size,
+                                        int depth) {
+        return new Experiment(name, String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns, size,
+            depth), protocol, s, (target, warmup, edge) -> Measurement.of(protocol == Protocol.QUIC
+                ? new QuicLoadGenerator(target, conns, size, depth).run(warmup::over, s.seconds(), edge)
+                : new TlsLoadGenerator(target, conns, size, depth).run(warmup::over, s.seconds(), edge), false));
     }
 
     /** Seed 001's echo over Unix domain sockets: the same load, to a socket file instead of a TCP port. */
