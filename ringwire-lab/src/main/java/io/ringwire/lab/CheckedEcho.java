@@ -70,7 +70,13 @@ final class CheckedEcho {
             }
         });
         var tick = loop.scheduleAtFixedRate(() -> {
-            if (!done.isDone() && window != null && window.tick(System.nanoTime())) {
+            long now = System.nanoTime();
+            if (!done.isDone() && window != null && window.tick(now)) {
+                for (Peer p : peers) {
+                    if (p.outstanding > 0 && now - p.waitingSince >= (long) (seconds * 1e9)) {
+                        errors++; // stalled: nothing came back for the whole window
+                    }
+                }
                 done.complete(window.close(messages, sent, latency, mismatches, errors));
             }
         }, 10, 10, TimeUnit.MILLISECONDS);
@@ -91,6 +97,8 @@ final class CheckedEcho {
         private long nextSeq;
         private long expectSeq;
         private int outstanding;
+        /** Since when it has waited for an answer (its last answer, or its first send after none was due). */
+        private long waitingSince;
 
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
@@ -101,6 +109,9 @@ final class CheckedEcho {
         void fill(long now) {
             if (window == null || outstanding >= depth || !ch.isActive()) {
                 return;
+            }
+            if (outstanding == 0) {
+                waitingSince = now;
             }
             while (outstanding < depth) {
                 ByteBuf m = ch.alloc().directBuffer(size);
@@ -141,6 +152,7 @@ final class CheckedEcho {
                 }
                 pending.skipBytes(size);
                 outstanding--;
+                waitingSince = now;
                 messages++; // always, so that the window's opening (which resets them) changes no branch
                 latency.recordValue(Math.max(0, now - sentAt));
             }

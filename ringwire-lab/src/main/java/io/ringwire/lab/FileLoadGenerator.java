@@ -43,6 +43,8 @@ final class FileLoadGenerator {
         final SocketChannel ch;
         long received;
         long askedAt;
+        /** When it last asked or got bytes: a connection that has neither for a whole window has stalled. */
+        long heardAt;
         boolean lost;
 
         Conn(SocketChannel ch) {
@@ -78,7 +80,14 @@ final class FileLoadGenerator {
                 ask(c, System.nanoTime());
             }
             for (;;) {
-                if (window.tick(System.nanoTime())) {
+                long now = System.nanoTime();
+                if (window.tick(now)) {
+                    for (Conn c : all) {
+                        if (!c.lost && now - c.heardAt >= (long) (seconds * 1e9)) {
+                            c.lost = true;
+                            errors++; // stalled: a server that stopped sending, counted as one that hung up is
+                        }
+                    }
                     return window.close(files, asked, latency, mismatches, errors);
                 }
                 if (selector.select(10) > 0) {
@@ -105,6 +114,7 @@ final class FileLoadGenerator {
         }
         c.received = 0;
         c.askedAt = now;
+        c.heardAt = now;
         asked++;
     }
 
@@ -128,6 +138,7 @@ final class FileLoadGenerator {
             if (n == 0) {
                 return;
             }
+            c.heardAt = System.nanoTime();
             long at = c.received;
             for (int i = 0; i < n; i++) {
                 if (in.get(i) != FileServer.byteAt(at + i)) {

@@ -432,11 +432,29 @@ public final class LoadGenerator {
                     countIfInWindow(start + (long) (m * nanosPerMessage), now);
                 }
             }
+            if (!config.openLoop()) {
+                loseStalled(now);
+            }
             onWindow.run();
             double cpu = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
             result = new Result(messages, streams, sentInWindow, seconds, latency, streamTimes, lag, mismatches,
                 errors, cpu, connectNanos / 1e9);
             return true;
+        }
+
+        /**
+         * Closed loop: a connection whose oldest unanswered message has waited the whole window or longer has
+         * stalled (a server that stopped answering it, or lost its bytes); it is counted as an error, as one that
+         * was closed is, rather than passing as a slower run.
+         */
+        void loseStalled(long now) {
+            long window = (long) (seconds * 1e9);
+            for (Conn c : all) {
+                InFlight f = c.inFlight;
+                if (f.count > 0 && now - f.sentAt[f.head] >= window) {
+                    lose(c);
+                }
+            }
         }
 
         /**
@@ -527,7 +545,7 @@ public final class LoadGenerator {
             c.in.position(end - pos);
         }
 
-        /** A connection that failed or was closed by the server: counted, never used again. */
+        /** A connection that failed, was closed by the server or stalled: counted, never used again. */
         void lose(Conn c) {
             if (!c.lost) {
                 c.lost = true;

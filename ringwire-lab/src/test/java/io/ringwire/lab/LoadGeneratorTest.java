@@ -43,6 +43,12 @@ class LoadGeneratorTest {
      * {@code hangUpAfter} bytes.
      */
     private InetSocketAddress server(IntUnaryOperator transform, long hangUpAfter) throws IOException {
+        return server(transform, hangUpAfter, Long.MAX_VALUE);
+    }
+
+    /** ... and stops answering (reading on, the connection open) once it has read {@code silentAfter} bytes. */
+    private InetSocketAddress server(IntUnaryOperator transform, long hangUpAfter, long silentAfter)
+        throws IOException {
         ServerSocket ss = new ServerSocket(0, 1024, InetAddress.getLoopbackAddress());
         toClose.add(ss);
         Thread acceptor = Thread.ofPlatform().daemon().start(() -> {
@@ -50,7 +56,7 @@ class LoadGeneratorTest {
                 try {
                     Socket s = ss.accept();
                     toClose.add(s);
-                    Thread.ofPlatform().daemon().start(() -> echo(s, transform, hangUpAfter));
+                    Thread.ofPlatform().daemon().start(() -> echo(s, transform, hangUpAfter, silentAfter));
                 } catch (IOException e) {
                     return;
                 }
@@ -60,7 +66,7 @@ class LoadGeneratorTest {
         return new InetSocketAddress(InetAddress.getLoopbackAddress(), ss.getLocalPort());
     }
 
-    private static void echo(Socket s, IntUnaryOperator transform, long hangUpAfter) {
+    private static void echo(Socket s, IntUnaryOperator transform, long hangUpAfter, long silentAfter) {
         try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
             s.setTcpNoDelay(true);
             byte[] buf = new byte[64 * 1024];
@@ -73,7 +79,9 @@ class LoadGeneratorTest {
                 if (offset > hangUpAfter) {
                     return;
                 }
-                out.write(buf, 0, n);
+                if (offset <= silentAfter) {
+                    out.write(buf, 0, n);
+                }
             }
         } catch (IOException e) {
             // the generator closed the connection at the end of its run
@@ -162,6 +170,17 @@ class LoadGeneratorTest {
             }
         }
         assertEquals(java.util.Map.of("127.0.0.1", 10, "127.0.0.2", 10, "127.0.0.3", 10), peers);
+    }
+
+    @ParameterizedTest
+    @EnumSource(LoadGenerator.Engine.class)
+    void aServerThatStopsAnsweringIsAnErrorNotASlowRun(LoadGenerator.Engine engine) throws IOException {
+        // reads everything, answers nothing, keeps the connections open: every connection's first messages wait
+        // through the whole window
+        InetSocketAddress target = server(i -> 0, Long.MAX_VALUE, 0);
+        LoadGenerator.Result r = run(target, LoadGenerator.Config.closed(3, 128, 2), engine);
+        assertEquals(3, r.errors(), r::toString);
+        assertEquals(0, r.messages(), r::toString);
     }
 
     @ParameterizedTest

@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The TLS generator against the examples' TLS echo server on Ringwire, in process: every connection keeps its
  * messages going (none stalls after its first burst), echoes are counted and byte-checked (a server that corrupts a
- * byte is caught). Nothing here judges speed.
+ * byte is caught), and a server that stops answering is an error per connection, not a slow run. Nothing here judges
+ * speed.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class TlsLoadGeneratorTest {
@@ -83,6 +84,29 @@ class TlsLoadGeneratorTest {
         assertEquals(CONNS, echo.bytes.size(), "every connection sent");
         echo.bytes.forEach((id, n) -> assertTrue(n.get() > (long) SIZE * DEPTH,
             "connection " + id + " went on past its first " + DEPTH + " messages: " + n.get() + " B"));
+    }
+
+    @Test
+    void aServerThatStopsAnsweringIsAnErrorPerConnection() throws Exception {
+        Channel server = TlsEchoServer.start("ringwire", ANY_PORT, 1, new Swallow());
+        try {
+            LoadGenerator.Result r = new TlsLoadGenerator((InetSocketAddress) server.localAddress(), CONNS, SIZE,
+                DEPTH).run(() -> true, 0.5, () -> { });
+            assertEquals(CONNS, r.errors(), "each connection waited through the whole window");
+            assertEquals(0, r.messages());
+        } finally {
+            server.close().sync();
+            server.eventLoop().parent().shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /** Reads and answers nothing, the connection left open. */
+    @ChannelHandler.Sharable
+    static final class Swallow extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ((ByteBuf) msg).release();
+        }
     }
 
     @Test
