@@ -247,6 +247,9 @@ final class Experiment {
                 lab[i] = ProcessStats.cpuSecondsWithChildren(self);
                 jit[i] = ProcessStats.jitCpuSeconds(pid);
                 wall[i] = System.nanoTime();
+                if (i == 0) {
+                    warmup.windowOpened(wall[0]);
+                }
                 if (i == 1) {
                     stats.set(server.stats());
                     if (perConnection != null) {

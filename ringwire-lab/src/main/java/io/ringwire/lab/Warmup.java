@@ -23,6 +23,7 @@ final class Warmup {
     private double lastOwnJit;
     private final long self = ProcessHandle.current().pid();
     private long overAt;
+    private long openedAt;
     private int quietInARow;
 
     /**
@@ -68,8 +69,16 @@ final class Warmup {
         return false;
     }
 
-    /** @return seconds the warm-up lasted (so far, if not over) */
+    /**
+     * The window opened now: a generator may open it later than {@link #over()} first said yes (the main one waits
+     * for every connection's first answer), and the warm-up lasted until then.
+     */
+    void windowOpened(long now) {
+        openedAt = now;
+    }
+
+    /** @return seconds the warm-up lasted (so far, if not over): until the window opened */
     double seconds() {
-        return ((overAt != 0 ? overAt : System.nanoTime()) - start) / 1e9;
+        return ((openedAt != 0 ? openedAt : overAt != 0 ? overAt : System.nanoTime()) - start) / 1e9;
     }
 }
