@@ -88,7 +88,8 @@ class MulticastTest extends OneLoopTestBase {
                                        String otherFamily) throws Exception {
         NetworkInterface in = NetworkInterface.getByName(receiveIf);
         NetworkInterface out = NetworkInterface.getByName(sendIf);
-        assertTrue(in != null && out != null, receiveIf + " and " + sendIf + " as the JDK sees them: " + in + ", " + out);
+        assertTrue(in != null && out != null,
+            receiveIf + " and " + sendIf + " as the JDK sees them: " + in + ", " + out);
         InetAddress group = InetAddress.getByName(groupName);
         InetAddress one = InetAddress.getByName(oneName);
         InetAddress two = InetAddress.getByName(twoName);
@@ -121,7 +122,8 @@ class MulticastTest extends OneLoopTestBase {
             receiver.leaveGroup(group, in, one).sync();
             send(fromOne, "a again", groupAddress);
             send(fromOne, "direct", direct);
-            assertEquals("direct" + fromOneText, received.poll(10, TimeUnit.SECONDS), "after leaving, no group datagram");
+            assertEquals("direct" + fromOneText, received.poll(10, TimeUnit.SECONDS),
+                "after leaving, no group datagram");
             Throwable notJoined = receiver.leaveGroup(group, in, one).await().cause();
             assertTrue(notJoined != null && notJoined.getMessage().contains("EINVAL") // the kernel's word for it
                 && notJoined.getMessage().contains("MCAST_LEAVE_SOURCE_GROUP"), String.valueOf(notJoined));

@@ -73,7 +73,8 @@ class OriginalDestinationTest extends OneLoopTestBase {
             int port = ((InetSocketAddress) ch.localAddress()).getPort();
             ByteBuf four = Unpooled.directBuffer(4 * 100);
             for (int i = 0; i < 4; i++) {
-                four.writeBytes(("segment " + i + " ").repeat(10).substring(0, 100).getBytes(StandardCharsets.US_ASCII));
+                String text = ("segment " + i + " ").repeat(10).substring(0, 100);
+                four.writeBytes(text.getBytes(StandardCharsets.US_ASCII));
             }
             RingwireCounters c = RingwireCounters.of(ch.eventLoop());
             long batches = ch.eventLoop().submit(c::groBatches).get();
