@@ -207,6 +207,17 @@ public final class LoadGenerator {
     }
 
     /**
+     * For tests: how long a closed loop waits for every connection's first answer before it runs at its full window
+     * anyway (default {@value #ALL_ANSWERED_MAX_SECONDS} s).
+     *
+     * @return this
+     */
+    LoadGenerator primingLimit(double seconds) {
+        primingLimitNanos = (long) (seconds * 1e9);
+        return this;
+    }
+
+    /**
      * Connections per loopback source address when there are more than this many in all. One source address has
      * about 28,000 ephemeral ports to one server port, so 100,000 connections need several; and the kernel's search
      * for a free port slows as they fill (19,000 connections from one address set up at 3,000/s, against 8,000/s for
@@ -253,8 +264,9 @@ public final class LoadGenerator {
         return (conn * 13 + stream * 7 + seq) & (PATTERN_SPAN - 1);
     }
 
-    /** How long past the warm-up's end a closed loop waits for its last connections' first answers. */
+    /** How long a closed loop holds its full window back, waiting for its last connections' first answers. */
     static final int ALL_ANSWERED_MAX_SECONDS = 30;
+    private long primingLimitNanos = ALL_ANSWERED_MAX_SECONDS * 1_000_000_000L;
 
     /** Frames sent and not yet answered, oldest first, with what their answers must be. */
     private static final class InFlight {
@@ -315,6 +327,11 @@ public final class LoadGenerator {
         boolean lost;
         /** Whether an answer has come back on it yet. */
         boolean answered;
+        /** Closed loop, before every connection has answered once: the answer whose follow-up waits. */
+        boolean deferred;
+        int deferredStream;
+        int deferredSeq;
+        long deferredStart;
         // NIO
         SocketChannel ch;
         SelectionKey key;
@@ -378,7 +395,8 @@ public final class LoadGenerator {
         long windowEnd = Long.MAX_VALUE;
         boolean inWindow;
         int answeredConns;
-        long warmupOverAt;
+        /** Whether the closed loop runs at its full window (every connection has answered once); open loop: always. */
+        boolean primed;
         long messages;
         long streams;
         long sentInWindow;
@@ -393,34 +411,71 @@ public final class LoadGenerator {
             this.onWindow = onWindow;
         }
 
-        /** Closed loop: fills every connection's window; call once connected. */
+        /**
+         * Closed loop: sends one message on every connection, and holds each one's next until every connection has
+         * answered once ({@link #releasePrimed}); call once connected. A thread-per-connection server whose first
+         * connections are already busy starts the threads of its last ones seconds late (its acceptor gets an ever
+         * smaller share of the core: about 25 s for 500 platform threads here); one quiet round lets it start them
+         * all first, on every server alike.
+         */
         void begin() {
             start = System.nanoTime();
-            if (config.openLoop()) {
+            primed = config.openLoop();
+            if (primed) {
                 return;
             }
             for (Conn c : all) {
-                for (int w = 0; w < config.window(); w++) {
-                    if (config.messagesPerStream() > 0) {
-                        c.send(++c.nextStream, 0, start, start);
-                    } else {
-                        c.send(1, c.nextSeq++, start, start);
-                    }
+                sendFresh(c, start);
+            }
+        }
+
+        /** Closed loop: a message that starts a stream (finite streams) or goes on the connection's one stream. */
+        private void sendFresh(Conn c, long t) {
+            if (config.messagesPerStream() > 0) {
+                c.send(++c.nextStream, 0, t, t);
+            } else {
+                c.send(1, c.nextSeq++, t, t);
+            }
+        }
+
+        /**
+         * Closed loop: once every connection has answered its first message (or after
+         * {@value #ALL_ANSWERED_MAX_SECONDS} s, when those that have not count as stalled at the window's end),
+         * sends each connection's held follow-up and the rest of its window, handing each to {@code dirty}.
+         */
+        void releasePrimed(long now, java.util.function.Consumer<Conn> dirty) {
+            if (primed || answeredConns + errors < all.size()
+                && now - start < primingLimitNanos) {
+                return;
+            }
+            primed = true;
+            for (Conn c : all) {
+                if (c.lost) {
+                    continue;
+                }
+                if (c.deferred) {
+                    c.deferred = false;
+                    followUp(c, c.deferredStream, c.deferredSeq, c.deferredStart, now);
+                }
+                for (int w = 1; w < config.window(); w++) {
+                    sendFresh(c, now);
+                }
+                if (!c.queued) {
+                    c.queued = true;
+                    dirty.accept(c);
                 }
             }
         }
 
         /**
-         * Opens the window when the warm-up is over and, in a closed loop, every connection has had an answer (a
-         * thread-per-connection server that is busy with its first connections may take seconds to start the
-         * threads of its last ones: measured before, "500 connections" would have been 300; after
-         * {@value #ALL_ANSWERED_MAX_SECONDS} s more it opens anyway, and those still waiting at its end count as
-         * stalled); closes it when its time is up; true once it closed. The counters and histograms are kept during
-         * the warm-up too and reset at the opening, so the opening changes no branch on the answer path
+         * Opens the window when the warm-up is over and, in a closed loop, every connection runs at its full window
+         * ({@link #begin}: measured before that, a thread-per-connection server's "500 connections" were 300);
+         * closes it when its time is up; true once it closed. The counters and histograms are kept during the
+         * warm-up too and reset at the opening, so the opening changes no branch on the answer path
          * ({@link MeasuredWindow} says why).
          */
         boolean tick(long now) {
-            if (!inWindow && warmupOver.getAsBoolean() && everyConnectionAnswered(now)) {
+            if (!inWindow && warmupOver.getAsBoolean() && primed) {
                 inWindow = true;
                 windowStart = now;
                 windowEnd = now + (long) (seconds * 1e9);
@@ -451,17 +506,6 @@ public final class LoadGenerator {
             result = new Result(messages, streams, sentInWindow, seconds, latency, streamTimes, lag, mismatches,
                 errors, cpu, connectNanos / 1e9);
             return true;
-        }
-
-        /** @return whether every connection still open has had an answer, or the wait for that is over */
-        private boolean everyConnectionAnswered(long now) {
-            if (config.openLoop() || answeredConns + errors >= all.size()) {
-                return true;
-            }
-            if (warmupOverAt == 0) {
-                warmupOverAt = now;
-            }
-            return now - warmupOverAt >= ALL_ANSWERED_MAX_SECONDS * 1_000_000_000L;
         }
 
         /**
@@ -555,20 +599,32 @@ public final class LoadGenerator {
                 pos += size;
                 latency.recordValue(Math.max(1, t - sentAt)); // always: see tick
                 messages++;
-                if (!config.openLoop()) {
-                    if (config.messagesPerStream() == 0) {
-                        c.send(stream, c.nextSeq++, t, t);
-                    } else if (seq + 1 < config.messagesPerStream()) {
-                        c.send(stream, seq + 1, t, streamStart);
-                    } else {
-                        streamTimes.recordValue(Math.max(1, t - streamStart));
-                        streams++;
-                        c.send(++c.nextStream, 0, t, t);
+                if (primed) {
+                    if (!config.openLoop()) {
+                        followUp(c, stream, seq, streamStart, t);
                     }
+                } else {
+                    c.deferred = true; // until every connection has answered once (releasePrimed)
+                    c.deferredStream = stream;
+                    c.deferredSeq = seq;
+                    c.deferredStart = streamStart;
                 }
             }
             System.arraycopy(a, pos, a, 0, end - pos);
             c.in.position(end - pos);
+        }
+
+        /** Closed loop: what follows an answer: the stream's next message, or a new stream's first. */
+        private void followUp(Conn c, int stream, int seq, long streamStart, long t) {
+            if (config.messagesPerStream() == 0) {
+                c.send(stream, c.nextSeq++, t, t);
+            } else if (seq + 1 < config.messagesPerStream()) {
+                c.send(stream, seq + 1, t, streamStart);
+            } else {
+                streamTimes.recordValue(Math.max(1, t - streamStart));
+                streams++;
+                c.send(++c.nextStream, 0, t, t);
+            }
         }
 
         /** A connection that failed, was closed by the server or stalled: counted, never used again. */
@@ -634,8 +690,11 @@ public final class LoadGenerator {
                     return s.result;
                 }
                 long wait = 10_000_000;
-                if (config.openLoop()) {
-                    wait = Math.min(wait, s.schedule(System.nanoTime(), dirty::add));
+                s.releasePrimed(System.nanoTime(), dirty::add);
+                if (config.openLoop() || !dirty.isEmpty()) {
+                    if (config.openLoop()) {
+                        wait = Math.min(wait, s.schedule(System.nanoTime(), dirty::add));
+                    }
                     for (Conn c : dirty) {
                         c.queued = false;
                         try {
@@ -764,10 +823,11 @@ public final class LoadGenerator {
                         return s.result;
                     }
                     long wait = 10_000_000;
+                    s.releasePrimed(System.nanoTime(), toFlush::add);
                     if (config.openLoop()) {
                         wait = Math.min(wait, s.schedule(System.nanoTime(), toFlush::add));
-                        flushQueued();
                     }
+                    flushQueued();
                     if (ring.cq().ready() > 0 || wait <= 0) {
                         ring.submitAndWait(0, -1);
                     } else {

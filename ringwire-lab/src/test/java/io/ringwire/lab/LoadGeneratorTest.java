@@ -178,7 +178,11 @@ class LoadGeneratorTest {
         // reads everything, answers nothing, keeps the connections open: every connection's first messages wait
         // through the whole window
         InetSocketAddress target = server(i -> 0, Long.MAX_VALUE, 0);
-        LoadGenerator.Result r = run(target, LoadGenerator.Config.closed(3, 128, 2), engine);
+        assumeTrue(engine == LoadGenerator.Engine.NIO || LoadGenerator.Engine.best() == engine,
+            "this kernel lacks what the io_uring generator needs");
+        // it waits 0.2 s (not 30) for every connection's first answer before it runs at its full window
+        LoadGenerator.Result r = new LoadGenerator(target, LoadGenerator.Config.closed(3, 128, 2), engine)
+            .primingLimit(0.2).run(() -> true, 0.5, () -> { });
         assertEquals(3, r.errors(), r::toString);
         assertEquals(0, r.messages(), r::toString);
     }
