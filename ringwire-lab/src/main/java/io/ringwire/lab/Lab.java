@@ -579,9 +579,9 @@ public final class Lab implements Callable<Integer> {
     @Command(name = "all", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         sortOptions = false,
         description = {"Every workload with its defaults: echo, echo open loop at 20k msgs/s, rpc-backend, "
-            + "rpc-frontend, single-stream, domain-echo, udp-echo, files, redis (10 and 50 clients), http (256 "
-            + "connections) and the cost model. About 22 minutes with "
-            + "the default 2 rounds."})
+            + "rpc-frontend, single-stream, domain-echo, udp-echo, files, quic and tls-echo (on the Netty-based "
+            + "servers among those chosen), redis (10 and 50 clients), http (256 connections) and the cost model. "
+            + "About 25 minutes with the default 2 rounds."})
     static final class All extends WorkloadCommand {
         @Override
         public Integer call() throws Exception {
@@ -596,6 +596,11 @@ public final class Lab implements Callable<Integer> {
                 Workloads.domainEcho(s, 500, 128, 1),
                 Workloads.udpEcho(s, 64, 128, 1),
                 Workloads.files(s, 16, 1 << 20, false)));
+            List<Competitor> netty = s.servers().stream().filter(Competitor.nettyTransports()::contains).toList();
+            if (!netty.isEmpty()) { // their codecs are Netty's
+                e.add(Workloads.quic(s.withServers(netty), 16, 1024, 64));
+                e.add(Workloads.tlsEcho(s.withServers(netty), 64, 1024, 4));
+            }
             e.addAll(Workloads.redis(s, "set", List.of(10, 50), 1024, notes::add));
             e.addAll(Workloads.http(s, List.of(256), List.of(1), notes::add));
             return run(e, notes, true);
