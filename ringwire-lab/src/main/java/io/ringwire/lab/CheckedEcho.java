@@ -19,7 +19,7 @@ import java.util.function.BooleanSupplier;
  * connection, or a QUIC stream) keeps {@code depth} messages of {@code size} bytes in flight (closed loop). A message
  * is its sequence number, its send time and bytes that follow from the sequence number; the echo is reassembled and
  * checked byte for byte. Counts and latencies are kept from the start and reset when the window opens
- * ({@link MeasuredWindow} says why).
+ * ({@link MeasuredWindow} says why). One run each: a generator makes a new one per run.
  */
 final class CheckedEcho {
     static final int HEADER = 16;

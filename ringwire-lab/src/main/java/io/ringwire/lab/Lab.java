@@ -203,6 +203,11 @@ public final class Lab implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
+        /** @return the settings of a workload whose codec is Netty's: by default the servers on a Netty transport */
+        Experiment.Settings nettySettings() {
+            return common.servers == null ? common.settings(Competitor.nettyTransports()) : common.settings();
+        }
+
         /** @return the exit code of running {@code experiments} (and the cost model if asked) */
         int run(List<Experiment> experiments, List<String> notes, boolean costModel) throws Exception {
             return execute(spec, common, experiments, notes, costModel);
@@ -371,9 +376,7 @@ public final class Lab implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            Experiment.Settings s = common.servers == null ? common.settings(Competitor.nettyTransports())
-                : common.settings();
-            return run(List.of(Workloads.quic(s, conns, size, depth)), new ArrayList<>(), false);
+            return run(List.of(Workloads.quic(nettySettings(), conns, size, depth)), new ArrayList<>(), false);
         }
     }
 
@@ -397,9 +400,7 @@ public final class Lab implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            Experiment.Settings s = common.servers == null ? common.settings(Competitor.nettyTransports())
-                : common.settings();
-            return run(List.of(Workloads.tlsEcho(s, conns, size, depth)), new ArrayList<>(), false);
+            return run(List.of(Workloads.tlsEcho(nettySettings(), conns, size, depth)), new ArrayList<>(), false);
         }
     }
 

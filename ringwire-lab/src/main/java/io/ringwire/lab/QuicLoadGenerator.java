@@ -39,19 +39,16 @@ import java.util.function.BooleanSupplier;
 final class QuicLoadGenerator {
     private final InetSocketAddress server;
     private final int conns;
-    private final int size;
-    private final int depth;
+    private final CheckedEcho echo;
 
     QuicLoadGenerator(InetSocketAddress server, int conns, int size, int depth) {
-        if (conns < 1 || depth < 1 || size < CheckedEcho.HEADER || (long) size * depth > QuicEchoServer.WINDOW / 2) {
-            throw new IllegalArgumentException("need conns ≥ 1, depth ≥ 1, size ≥ " + CheckedEcho.HEADER
-                + " and size × depth within half the server's stream window (" + QuicEchoServer.WINDOW / 2 + " B): "
-                + conns + ", " + size + ", " + depth);
+        this.echo = new CheckedEcho(size, depth); // checks size and depth
+        if (conns < 1 || (long) size * depth > QuicEchoServer.WINDOW / 2) {
+            throw new IllegalArgumentException("need conns ≥ 1 and size × depth within half the server's stream "
+                + "window (" + QuicEchoServer.WINDOW / 2 + " B): " + conns + ", " + size + ", " + depth);
         }
         this.server = server;
         this.conns = conns;
-        this.size = size;
-        this.depth = depth;
     }
 
     /**
@@ -81,7 +78,6 @@ final class QuicLoadGenerator {
                 .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
                 .handler(codec);
             Channel udp = b.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
-            CheckedEcho echo = new CheckedEcho(size, depth);
             for (int i = 0; i < conns; i++) {
                 QuicChannel quic = QuicChannel.newBootstrap(udp)
                     .option(QuicChannelOption.SEGMENTED_DATAGRAM_PACKET_ALLOCATOR,

@@ -35,17 +35,15 @@ import java.util.function.BooleanSupplier;
 final class TlsLoadGenerator {
     private final InetSocketAddress server;
     private final int conns;
-    private final int size;
-    private final int depth;
+    private final CheckedEcho echo;
 
     TlsLoadGenerator(InetSocketAddress server, int conns, int size, int depth) {
+        this.echo = new CheckedEcho(size, depth); // checks size and depth
         if (conns < 1) {
             throw new IllegalArgumentException("need conns ≥ 1: " + conns);
         }
         this.server = server;
         this.conns = conns;
-        this.size = size;
-        this.depth = depth;
     }
 
     /**
@@ -58,7 +56,6 @@ final class TlsLoadGenerator {
      */
     LoadGenerator.Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow)
         throws IOException, InterruptedException {
-        CheckedEcho echo = new CheckedEcho(size, depth);
         boolean epoll = Epoll.isAvailable();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
             epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());

@@ -53,10 +53,11 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     private static final int MSGHDR_SIZE = 56;
     /** struct io_uring_recvmsg_out { u32 namelen, controllen, payloadlen, flags; } */
     private static final int RECVMSG_OUT_SIZE = 16;
-    /** CMSG_SPACE of a u16 (UDP_SEGMENT) and of an int (UDP_GRO): a 16-byte cmsghdr, the data padded to 8. */
-    private static final int CMSG_SPACE_2 = 24;
-    private static final int CMSG_SPACE_4 = 24;
+    /** struct cmsghdr { size_t cmsg_len; int cmsg_level, cmsg_type; }, then the data, padded to 8. */
     private static final int CMSG_HDR = 16;
+    /** CMSG_SPACE of a u16 (UDP_SEGMENT) and of an int (UDP_GRO). */
+    private static final int CMSG_SPACE_2 = CMSG_HDR + 8;
+    private static final int CMSG_SPACE_4 = CMSG_HDR + 8;
     /** CMSG_SPACE of a sockaddr_in6 (IPV6_ORIGDSTADDR; IP_ORIGDSTADDR's sockaddr_in takes less). */
     private static final int CMSG_SPACE_SOCKADDR = CMSG_HDR + 32;
 
@@ -370,9 +371,10 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                 throw new NotYetConnectedException();
             }
             checkRecipient(e.recipient());
-            if (segmentSize(msg) > 65_535) {
-                throw new IllegalArgumentException("segment size " + segmentSize(msg) + " above 65535 (UDP_SEGMENT "
-                    + "takes a 16-bit size)");
+            int segment = segmentSize(msg);
+            if (segment > 65_535) {
+                throw new IllegalArgumentException("segment size " + segment + " above 65535 (UDP_SEGMENT takes a "
+                    + "16-bit size)");
             }
             return content.isDirect() ? e : envelope(e, toDirect(content, alloc()));
         }
