@@ -630,7 +630,9 @@ public final class Lab implements Callable<Integer> {
     /** A long mixed run: leaks and drift. */
     @Command(name = "soak", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class, sortOptions = false,
         description = {"A long mixed run against one server (RPC streams, many slow connections at a fixed rate, "
-            + "connections opened and closed one after the other), a row every sample: throughput, errors, the "
+            + "connections opened and closed one after the other; on a Netty transport, every channel type from one "
+            + "server process: UDP, a Unix domain socket, files, TLS and QUIC too), a row every sample: "
+            + "throughput, errors, the "
             + "server's RSS, descriptors, heap, Netty direct memory and the binding's native memory. Exit code 1 if "
             + "any byte or connection was lost, descriptors did not come back after a period, native memory moved, or "
             + "RSS kept growing in the second half."})

@@ -63,6 +63,10 @@ public final class LabServer {
                               ServerStats stats) throws Exception {
         // the examples' programs; only the transport differs between competitors
         ServerStats.nettyUsed = true;
+        if (protocol == Protocol.MIXED) {
+            mixed(competitor.transport(), address, threads, stats);
+            return;
+        }
         Channel server = switch (protocol) {
             case ECHO -> EchoServer.start(competitor.transport(), address, threads);
             case REDIS -> RedisServer.start(competitor.transport(), address, threads);
@@ -73,17 +77,45 @@ public final class LabServer {
             case FILES -> io.ringwire.examples.FileServer.start(competitor.transport(), address, threads);
             case DOMAIN_ECHO -> Transports.startDomainServer(competitor.transport(),
                 deletedOnExit(Protocol.domainSocketPath(address.getPort())), threads, new EchoServerHandler());
-            case FRAMES, PAUSING -> Transports.startServer(competitor.transport(), address, threads,
-                new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(MAX_FRAME, 0, 4),
-                            protocol == Protocol.PAUSING ? new PausingEchoHandler() : new EchoServerHandler());
-                    }
-                });
+            case FRAMES, PAUSING -> frames(competitor.transport(), address, threads, protocol == Protocol.PAUSING);
+            case MIXED -> throw new AssertionError("started above");
         };
         stats.serve(address.getPort());
         server.closeFuture().sync();
+    }
+
+    private static Channel frames(String transport, InetSocketAddress address, int threads, boolean pausing)
+        throws InterruptedException {
+        return Transports.startServer(transport, address, threads, new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(MAX_FRAME, 0, 4),
+                    pausing ? new PausingEchoHandler() : new EchoServerHandler());
+            }
+        });
+    }
+
+    /**
+     * {@link Protocol#MIXED}: the soak's server, every channel type of the transport in one process, each example on
+     * its own event loop(s); the READY line names the ports of all but the main one.
+     */
+    private static void mixed(String transport, InetSocketAddress address, int threads, ServerStats stats)
+        throws InterruptedException {
+        InetSocketAddress any = new InetSocketAddress(address.getAddress(), 0);
+        Channel frames = frames(transport, address, threads, false);
+        Channel udp = io.ringwire.examples.UdpEchoServer.start(transport, any, threads);
+        Transports.startDomainServer(transport, deletedOnExit(Protocol.domainSocketPath(address.getPort())), threads,
+            new EchoServerHandler());
+        Channel files = io.ringwire.examples.FileServer.start(transport, any, threads);
+        Channel tls = io.ringwire.examples.TlsEchoServer.start(transport, any, threads);
+        Channel quic = io.ringwire.examples.QuicEchoServer.start(transport, any, threads);
+        stats.serve(address.getPort(),
+            "udp=" + port(udp) + " files=" + port(files) + " tls=" + port(tls) + " quic=" + port(quic));
+        frames.closeFuture().sync();
+    }
+
+    private static int port(Channel ch) {
+        return ((InetSocketAddress) ch.localAddress()).getPort();
     }
 
     /**

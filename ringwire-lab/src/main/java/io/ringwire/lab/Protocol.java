@@ -48,11 +48,18 @@ public enum Protocol {
      * {@link #ECHO} behind TLS 1.3 ({@code io.ringwire.examples.TlsEchoServer}: Netty's SslHandler, OpenSSL's engine
      * where it loads). Netty-based servers only.
      */
-    TLS_ECHO;
+    TLS_ECHO,
+    /**
+     * Every channel type at once, for the soak: {@link #FRAMES} on the server's port, {@link #DOMAIN_ECHO} at
+     * {@link #domainSocketPath(int)} of it, and {@link #UDP_ECHO}, {@link #FILES}, {@link #TLS_ECHO} and {@link #QUIC}
+     * on ports of their own, which the server's READY line names ({@code udp=}, {@code files=}, {@code tls=},
+     * {@code quic=}). Netty-based servers only.
+     */
+    MIXED;
 
     /** @return whether only the servers on a Netty transport speak it (its codec is Netty's) */
     public boolean nettyOnly() {
-        return this == QUIC || this == TLS_ECHO;
+        return this == QUIC || this == TLS_ECHO || this == MIXED;
     }
 
     /** @return the socket file of the domain-socket server that would listen on {@code port} */

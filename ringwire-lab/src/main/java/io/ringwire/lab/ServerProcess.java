@@ -31,6 +31,9 @@ final class ServerProcess implements AutoCloseable {
     private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
     private final InetSocketAddress address;
 
+    /** The server's other listeners, by the names its READY line gave them. */
+    private final Map<String, Integer> otherPorts = new java.util.concurrent.ConcurrentHashMap<>();
+
     private ServerProcess(Process process, InetSocketAddress address) {
         this.process = process;
         this.control = process.getOutputStream();
@@ -85,6 +88,7 @@ final class ServerProcess implements AutoCloseable {
             String line;
             while ((line = out.readLine()) != null) {
                 if (line.startsWith("READY")) {
+                    server.otherPorts.putAll(otherPorts(line));
                     Thread reader = new Thread(() -> server.readReplies(out), "lab-server-output");
                     reader.setDaemon(true);
                     reader.start();
@@ -124,6 +128,32 @@ final class ServerProcess implements AutoCloseable {
     /** @return where it listens */
     InetSocketAddress address() {
         return address;
+    }
+
+    /**
+     * @param name a listener's name on the READY line (a {@link Protocol#MIXED} server's {@code files}, ...)
+     * @return where that listener is
+     * @throws IllegalStateException if the server named no such listener
+     */
+    InetSocketAddress address(String name) {
+        Integer port = otherPorts.get(name);
+        if (port == null) {
+            throw new IllegalStateException("the server named no '" + name + "' listener, only " + otherPorts.keySet());
+        }
+        return new InetSocketAddress(address.getAddress(), port);
+    }
+
+    /** @return the {@code name=port} pairs after a READY line's port */
+    static Map<String, Integer> otherPorts(String readyLine) {
+        Map<String, Integer> ports = new java.util.LinkedHashMap<>();
+        String[] words = readyLine.trim().split("\\s+");
+        for (int i = 2; i < words.length; i++) {
+            int eq = words[i].indexOf('=');
+            if (eq > 0) {
+                ports.put(words[i].substring(0, eq), Integer.parseInt(words[i].substring(eq + 1)));
+            }
+        }
+        return ports;
     }
 
     /** @return its process id */

@@ -45,8 +45,18 @@ final class ServerStats {
      * @param port the server's port, for the READY line
      */
     void serve(int port) {
+        serve(port, "");
+    }
+
+    /**
+     * {@link #serve(int)} with more on the READY line.
+     *
+     * @param port   the server's port
+     * @param others {@code name=port} pairs, space-separated, of the server's other listeners; may be empty
+     */
+    void serve(int port, String others) {
         Thread sampler = Thread.ofPlatform().daemon(true).name("lab-memory-sampler").start(this::sample);
-        System.out.println("READY " + port);
+        System.out.println(("READY " + port + " " + others).strip());
         System.out.flush();
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             String line;

@@ -6,7 +6,9 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.UnixDomainSocketAddress;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -15,12 +17,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A long mixed run against one server, to see what only time shows: leaks and drift. Every sample period, three
- * loads run at once: RPC-style finite streams on a few connections (closed loop), many connections each sending a
- * little at a fixed total rate (open loop), and connections opened, used once and closed, one after the other. Each
- * load connects afresh and closes at the end of its period, so the server also sees hundreds of connections come and
- * go per sample. After each period the server's resident set, descriptors, heap, Netty direct memory and the
- * binding's native memory are read, and a row is printed; every echoed byte is checked.
+ * A long mixed run against one server, to see what only time shows: leaks and drift. Every sample period, its loads
+ * run at once: RPC-style finite streams on a few connections (closed loop), many connections each sending a little at
+ * a fixed total rate (open loop), and connections opened, used once and closed, one after the other. A server on a
+ * Netty transport also serves every other channel type from the same process ({@link Protocol#MIXED}), and the
+ * period loads each: UDP echo, echo over a Unix domain socket, files (regions from a File and from a FileChannel in
+ * turn), echo behind TLS and over QUIC. Each load connects afresh and closes at the end of its period, so the server
+ * also sees hundreds of connections come and go per sample. After each period the server's resident set,
+ * descriptors, heap, Netty direct memory and the binding's native memory are read, and a row is printed; every
+ * echoed byte is checked.
  *
  * <p>The verdict: no error or mismatch, descriptors back to the same count after every sample, and the resident set
  * of the second half of the run no higher than the first half's highest by more than a tolerance (JIT and heap
@@ -29,12 +34,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * from warm-up, however fast or slow the machine.
  */
 final class Soak {
-    /** One sample: what the period served and what the server held after it. */
-    record Sample(double atSeconds, double rpcRate, double openRate, long churned, long errors, long mismatches,
+    /**
+     * One sample: what the period served and what the server held after it.
+     *
+     * @param rates answers (files: files) per second of each load, by name, in the order they print
+     */
+    record Sample(double atSeconds, Map<String, Double> rates, long churned, long errors, long mismatches,
                   long rssKiB, long fds, double heapMiB, double directMiB, double nativeBytes) { }
 
     /** RSS growth in the second half over the first half's highest that still counts as flat. */
     static final double RSS_TOLERANCE = 0.10;
+    /** Bytes of each file the mixed soak fetches. */
+    static final long FILE_SIZE = 256 * 1024;
+
+    /** One load of a period: runs for the period and says what it saw. */
+    private interface Load {
+        LoadGenerator.Result run(double seconds) throws Exception;
+    }
 
     private final Competitor competitor;
     private final double minutes;
@@ -50,40 +66,77 @@ final class Soak {
         this.out = out;
     }
 
+    /** @return whether the server serves every channel type ({@link Protocol#MIXED}): it is on a Netty transport */
+    boolean mixed() {
+        return competitor != Competitor.BLOCKING_PLATFORM && competitor != Competitor.BLOCKING_VIRTUAL
+            && !competitor.httpOnly();
+    }
+
     /** @return the samples, in order */
     List<Sample> run() throws IOException, InterruptedException {
         List<Sample> samples = new ArrayList<>();
-        try (ServerProcess server = ServerProcess.start(competitor, Protocol.FRAMES, 1)) {
-            InetSocketAddress address = server.address();
+        try (ServerProcess server = ServerProcess.start(competitor, mixed() ? Protocol.MIXED : Protocol.FRAMES, 1)) {
             baselineFds = ProcessStats.openFds(server.pid());
             LoadGenerator.Engine engine = LoadGenerator.Engine.best();
             out.printf(Locale.ROOT, "soak: %s for %.1f min, a row every %.0f s; rpc 16 conns × 64 streams × 32 msgs "
                     + "× 128 B (closed loop) + 500 conns at 5,000 msgs/s × 256 B (open loop) + connections opened, "
-                    + "used once and closed; generator %s%n", competitor.label(), minutes, secondsPerSample,
+                    + "used once and closed%s; generator %s%n", competitor.label(), minutes, secondsPerSample,
+                mixed() ? " + udp 16 clients × 256 B + domain 32 conns × 256 B + files 4 conns × 256 KiB (File, "
+                    + "FileChannel in turn) + tls 16 conns × 1 KiB × 2 + quic 4 conns × 1 KiB × 2" : "",
                 engine.label());
-            out.printf(Locale.ROOT, "%8s %12s %12s %8s %6s %6s %10s %6s %9s %9s %12s%n", "t s", "rpc msgs/s",
-                "open msgs/s", "churned", "errors", "bad", "RSS MiB", "fds", "heap MiB", "direct MiB",
-                "native B");
             long deadline = System.nanoTime() + (long) (minutes * 60e9);
             long start = System.nanoTime();
             while (System.nanoTime() < deadline || samples.isEmpty()) {
-                samples.add(sample(server, address, engine, (System.nanoTime() - start) / 1e9));
+                samples.add(sample(server, engine, samples.size(), (System.nanoTime() - start) / 1e9));
                 Sample s = samples.get(samples.size() - 1);
-                out.printf(Locale.ROOT, "%8.0f %12.0f %12.0f %8d %6d %6d %10.1f %6d %9.1f %9.1f %12.0f%n",
-                    s.atSeconds(), s.rpcRate(), s.openRate(), s.churned(), s.errors(), s.mismatches(),
-                    s.rssKiB() / 1024.0, s.fds(), s.heapMiB(), s.directMiB(), s.nativeBytes());
+                if (samples.size() == 1) {
+                    out.printf(Locale.ROOT, "%8s", "t s");
+                    s.rates().keySet().forEach(k -> out.printf(Locale.ROOT, " %11s", k + "/s"));
+                    out.printf(Locale.ROOT, " %8s %6s %6s %10s %6s %9s %9s %12s%n", "churned", "errors", "bad",
+                        "RSS MiB", "fds", "heap MiB", "direct MiB", "native B");
+                }
+                out.printf(Locale.ROOT, "%8.0f", s.atSeconds());
+                s.rates().values().forEach(r -> out.printf(Locale.ROOT, " %11.0f", r));
+                out.printf(Locale.ROOT, " %8d %6d %6d %10.1f %6d %9.1f %9.1f %12.0f%n", s.churned(), s.errors(),
+                    s.mismatches(), s.rssKiB() / 1024.0, s.fds(), s.heapMiB(), s.directMiB(), s.nativeBytes());
                 out.flush();
             }
         }
         return samples;
     }
 
-    private Sample sample(ServerProcess server, InetSocketAddress address, LoadGenerator.Engine engine, double at)
+    /** @return this period's loads, by name, each a fresh generator */
+    private Map<String, Load> loads(ServerProcess server, LoadGenerator.Engine engine, int period) {
+        InetSocketAddress address = server.address();
+        Map<String, Load> loads = new LinkedHashMap<>();
+        loads.put("rpc", generator(address, new LoadGenerator.Config(16, 128, 64, 32, 0, 1, 1), engine));
+        loads.put("open", generator(address, new LoadGenerator.Config(500, 256, 1, 0, 5000, 1, 1), engine));
+        if (mixed()) {
+            InetSocketAddress udp = server.address("udp");
+            loads.put("udp", seconds -> new UdpLoadGenerator(udp, 16, 256, 1).run(() -> true, seconds, () -> { }));
+            loads.put("domain", generator(UnixDomainSocketAddress.of(Protocol.domainSocketPath(address.getPort())),
+                LoadGenerator.Config.closed(32, 256, 1), engine));
+            InetSocketAddress files = server.address("files");
+            loads.put("files", seconds -> new FileLoadGenerator(files, 4, FILE_SIZE, period % 2 == 1)
+                .run(() -> true, seconds, () -> { }));
+            InetSocketAddress tls = server.address("tls");
+            loads.put("tls", seconds -> new TlsLoadGenerator(tls, 16, 1024, 2).run(() -> true, seconds, () -> { }));
+            InetSocketAddress quic = server.address("quic");
+            loads.put("quic", seconds -> new QuicLoadGenerator(quic, 4, 1024, 2).run(() -> true, seconds, () -> { }));
+        }
+        return loads;
+    }
+
+    private static Load generator(java.net.SocketAddress target, LoadGenerator.Config config,
+                                  LoadGenerator.Engine engine) {
+        return seconds -> new LoadGenerator(target, config, engine).run(() -> true, seconds, () -> { });
+    }
+
+    private Sample sample(ServerProcess server, LoadGenerator.Engine engine, int period, double at)
         throws InterruptedException {
-        LoadGenerator rpc = new LoadGenerator(address, new LoadGenerator.Config(16, 128, 64, 32, 0, 1, 1), engine);
-        LoadGenerator open = new LoadGenerator(address, new LoadGenerator.Config(500, 256, 1, 0, 5000, 1, 1), engine);
-        CompletableFuture<LoadGenerator.Result> rpcResult = runAsync(rpc);
-        CompletableFuture<LoadGenerator.Result> openResult = runAsync(open);
+        InetSocketAddress address = server.address();
+        Map<String, CompletableFuture<LoadGenerator.Result>> running = new LinkedHashMap<>();
+        loads(server, engine, period).forEach((name, load) -> running.put(name, runAsync(name, load)));
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong churned = new AtomicLong();
         AtomicLong churnErrors = new AtomicLong();
@@ -110,11 +163,20 @@ final class Soak {
                 }
             }
         });
-        LoadGenerator.Result r;
-        LoadGenerator.Result o;
+        Map<String, Double> rates = new LinkedHashMap<>();
+        long errors = 0;
+        long mismatches = 0;
         try {
-            r = rpcResult.join();
-            o = openResult.join();
+            for (Map.Entry<String, CompletableFuture<LoadGenerator.Result>> e : running.entrySet()) {
+                LoadGenerator.Result r = e.getValue().join();
+                rates.put(e.getKey(), r.rate());
+                errors += r.errors();
+                mismatches += r.mismatches();
+                if (r.errors() > 0 || r.mismatches() > 0) {
+                    out.printf(Locale.ROOT, "  %s: %d errors, %d mismatches%n", e.getKey(), r.errors(),
+                        r.mismatches());
+                }
+            }
         } finally {
             stop.set(true);
             churn.join(15_000);
@@ -125,17 +187,16 @@ final class Soak {
             Thread.sleep(50);
         }
         Map<String, Double> stats = server.stats();
-        return new Sample(at, r.rate(), o.rate(), churned.get(), r.errors() + o.errors() + churnErrors.get(),
-            r.mismatches() + o.mismatches(), ProcessStats.rssKiB(pid), ProcessStats.openFds(pid),
-            stats.getOrDefault("heapUsedMiB", Double.NaN), stats.getOrDefault("directUsedMiB", Double.NaN),
-            stats.getOrDefault("bindingNativeBytes", Double.NaN));
+        return new Sample(at, rates, churned.get(), errors + churnErrors.get(), mismatches, ProcessStats.rssKiB(pid),
+            ProcessStats.openFds(pid), stats.getOrDefault("heapUsedMiB", Double.NaN),
+            stats.getOrDefault("directUsedMiB", Double.NaN), stats.getOrDefault("bindingNativeBytes", Double.NaN));
     }
 
-    private CompletableFuture<LoadGenerator.Result> runAsync(LoadGenerator g) {
+    private CompletableFuture<LoadGenerator.Result> runAsync(String name, Load load) {
         CompletableFuture<LoadGenerator.Result> f = new CompletableFuture<>();
-        Thread.ofPlatform().daemon().name("soak-generator").start(() -> {
+        Thread.ofPlatform().daemon().name("soak-" + name).start(() -> {
             try {
-                f.complete(g.run(() -> true, secondsPerSample, () -> { }));
+                f.complete(load.run(secondsPerSample));
             } catch (Throwable t) {
                 f.completeExceptionally(t);
             }
