@@ -17,7 +17,6 @@ import java.net.SocketAddress;
  * buffer ring, direct receives for bulk streams) and gathered writes, with TCP's options and addresses.
  */
 public final class RingwireSocketChannel extends AbstractRingwireStreamChannel implements SocketChannel {
-    private final RingwireSocketChannelConfig tcpConfig;
     private final boolean ipv6;
 
     /** A client socket: dual-stack IPv6 when the host has IPv6, otherwise IPv4. */
@@ -31,16 +30,17 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
     public RingwireSocketChannel(InternetProtocolFamily family) {
         super(null, openStream(family), false);
         this.ipv6 = family == InternetProtocolFamily.IPv6;
-        this.config = tcpConfig = new RingwireSocketChannelConfig(this);
+        this.config = new RingwireSocketChannelConfig(this);
     }
 
     RingwireSocketChannel(RingwireServerSocketChannel parent, int fd) throws NativeIoException {
         super(parent, fd, true);
         this.ipv6 = Sockets.isIpv6(fd);
-        this.config = tcpConfig = new RingwireSocketChannelConfig(this);
+        RingwireSocketChannelConfig tcp = new RingwireSocketChannelConfig(this);
+        this.config = tcp;
         java.util.List<java.net.InetAddress> md5 = parent.config().tcpMd5Peers();
         if (md5 != null) {
-            tcpConfig.inheritTcpMd5Peers(md5);
+            tcp.inheritTcpMd5Peers(md5);
         }
     }
 
@@ -60,7 +60,8 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
 
     @Override
     public RingwireSocketChannelConfig config() {
-        return tcpConfig;
+        // the stream channel's own field: a typed copy of it would cost every connection 8 bytes
+        return (RingwireSocketChannelConfig) config;
     }
 
     /**
@@ -98,7 +99,7 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
 
     @Override
     int lingerSeconds() {
-        return tcpConfig.getSoLinger();
+        return config().getSoLinger();
     }
 
     @Override
