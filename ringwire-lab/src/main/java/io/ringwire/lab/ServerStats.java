@@ -40,7 +40,8 @@ final class ServerStats {
     private long[] countersAtReset = new long[9];
 
     /**
-     * Prints READY, then answers the lab on stdin until it closes; samples memory meanwhile.
+     * Prints READY, then answers the lab on stdin until it closes, and then ends this process; samples memory
+     * meanwhile.
      *
      * @param port the server's port, for the READY line
      */
@@ -73,9 +74,12 @@ final class ServerStats {
                 System.out.flush();
             }
         } catch (IOException e) {
-            // the lab went away; it kills this process next
+            // the lab went away, as below
         }
+        // end of input: the lab closed our stdin or is gone (ended by a signal, killed, crashed before it could stop
+        // us); a server nobody measures or stops would go on holding its core, its heap and its port
         sampler.interrupt();
+        System.exit(0);
     }
 
     private void sample() {
