@@ -65,6 +65,61 @@ public final class Transports {
 
     private Transports() { }
 
+    /** The group the servers started inside {@link #onGroup} bind on, instead of a group of their own. */
+    private static final ThreadLocal<EventLoopGroup> SHARED = new ThreadLocal<>();
+
+    /**
+     * @param transport one of {@link #NAMES}
+     * @param threads   event-loop threads
+     * @return a new event-loop group of that transport
+     */
+    public static EventLoopGroup newGroup(String transport, int threads) {
+        return new MultiThreadIoEventLoopGroup(threads, kind(transport).factory().get());
+    }
+
+    /**
+     * Runs {@code start} with every server it starts through this class bound on {@code group} instead of a group of
+     * its own: several example servers on the same event loops, as an application serving several protocols runs
+     * them (the lab's soak). The group belongs to the caller, who shuts it down.
+     *
+     * @param group the loops to share; of the transport {@code start} names
+     * @param start starts the servers
+     * @param <T>   what it returns
+     * @return what {@code start} returned
+     * @throws InterruptedException if interrupted while binding
+     */
+    public static <T> T onGroup(EventLoopGroup group, SharedStart<T> start) throws InterruptedException {
+        SHARED.set(group);
+        try {
+            return start.start();
+        } finally {
+            SHARED.remove();
+        }
+    }
+
+    /** What {@link #onGroup} runs. */
+    @FunctionalInterface
+    public interface SharedStart<T> {
+        /**
+         * @return anything
+         * @throws InterruptedException if interrupted while binding
+         */
+        T start() throws InterruptedException;
+    }
+
+    /** @return the shared group inside {@link #onGroup}, else a new one of {@code threads} loops */
+    private static EventLoopGroup groupFor(int threads, IoHandlerFactory factory) {
+        EventLoopGroup shared = SHARED.get();
+        return shared != null ? shared : new MultiThreadIoEventLoopGroup(threads, factory);
+    }
+
+    /** Shuts a group down after a failed bind, unless it is the caller's ({@link #onGroup}). */
+    private static void shutDownOwn(EventLoopGroup group) {
+        if (group != SHARED.get()) {
+            group.shutdownGracefully();
+        }
+    }
+
     /** Starts one of the example servers. */
     @FunctionalInterface
     public interface Starter {
@@ -158,7 +213,7 @@ public final class Transports {
     public static Channel startDatagram(String transport, InetSocketAddress address, ChannelHandler handler,
                                         Map<ChannelOption<?>, Object> options) throws InterruptedException {
         Kind k = kind(transport);
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, k.factory().get());
+        EventLoopGroup group = groupFor(1, k.factory().get());
         try {
             Bootstrap b = new Bootstrap()
                 .group(group)
@@ -169,7 +224,7 @@ public final class Transports {
             options.forEach((option, value) -> b.option((ChannelOption<Object>) option, value));
             return b.bind(address).sync().channel();
         } catch (RuntimeException | InterruptedException e) {
-            group.shutdownGracefully();
+            shutDownOwn(group);
             throw e;
         }
     }
@@ -191,11 +246,14 @@ public final class Transports {
             k.factory().get(), k.serverSocket(), address, childHandler);
     }
 
-    /** Binds {@code bootstrap} on a new group of {@code threads} loops; the group is shut down if that fails. */
+    /**
+     * Binds {@code bootstrap} on a new group of {@code threads} loops (or the shared one, {@link #onGroup}); a new
+     * group is shut down if that fails.
+     */
     private static Channel bindServer(ServerBootstrap bootstrap, int threads, IoHandlerFactory factory,
                                       Class<? extends ServerChannel> channel, java.net.SocketAddress address,
                                       ChannelHandler childHandler) throws InterruptedException {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, factory);
+        EventLoopGroup group = groupFor(threads, factory);
         try {
             return bootstrap
                 .group(group)
@@ -204,7 +262,7 @@ public final class Transports {
                 .childHandler(childHandler)
                 .bind(address).sync().channel();
         } catch (RuntimeException | InterruptedException e) {
-            group.shutdownGracefully();
+            shutDownOwn(group);
             throw e;
         }
     }

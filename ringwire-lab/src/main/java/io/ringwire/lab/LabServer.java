@@ -96,26 +96,32 @@ public final class LabServer {
     }
 
     /**
-     * {@link Protocol#MIXED}: the soak's server, every channel type of the transport in one process, each example on
-     * its own event loop(s); the READY line names the ports of all but the main one.
+     * {@link Protocol#MIXED}: the soak's server, every channel type of the transport in one process and on the same
+     * event loop(s), as an application serving several protocols runs them (one ring, one buffer ring, for all); the
+     * READY line names the ports of all but the main one.
      */
     private static void mixed(String transport, InetSocketAddress address, int threads, ServerStats stats)
         throws InterruptedException {
         InetSocketAddress any = new InetSocketAddress(address.getAddress(), 0);
-        Channel frames = frames(transport, address, threads, false);
-        Channel udp = io.ringwire.examples.UdpEchoServer.start(transport, any, threads);
-        Transports.startDomainServer(transport, deletedOnExit(Protocol.domainSocketPath(address.getPort())), threads,
-            new EchoServerHandler());
-        Channel files = io.ringwire.examples.FileServer.start(transport, any, threads);
-        Channel tls = io.ringwire.examples.TlsEchoServer.start(transport, any, threads);
-        Channel quic = io.ringwire.examples.QuicEchoServer.start(transport, any, threads);
-        stats.serve(address.getPort(),
-            "udp=" + port(udp) + " files=" + port(files) + " tls=" + port(tls) + " quic=" + port(quic));
-        frames.closeFuture().sync();
-    }
-
-    private static int port(Channel ch) {
-        return ((InetSocketAddress) ch.localAddress()).getPort();
+        Map<String, Channel> started = Transports.onGroup(Transports.newGroup(transport, threads), () -> {
+            Map<String, Channel> m = new java.util.LinkedHashMap<>();
+            m.put("frames", frames(transport, address, threads, false));
+            Transports.startDomainServer(transport, deletedOnExit(Protocol.domainSocketPath(address.getPort())),
+                threads, new EchoServerHandler());
+            m.put("udp", io.ringwire.examples.UdpEchoServer.start(transport, any, threads));
+            m.put("files", io.ringwire.examples.FileServer.start(transport, any, threads));
+            m.put("tls", io.ringwire.examples.TlsEchoServer.start(transport, any, threads));
+            m.put("quic", io.ringwire.examples.QuicEchoServer.start(transport, any, threads));
+            return m;
+        });
+        StringBuilder others = new StringBuilder();
+        started.forEach((name, ch) -> {
+            if (!name.equals("frames")) {
+                others.append(name).append('=').append(((InetSocketAddress) ch.localAddress()).getPort()).append(' ');
+            }
+        });
+        stats.serve(address.getPort(), others.toString().strip());
+        started.get("frames").closeFuture().sync();
     }
 
     /**

@@ -50,10 +50,10 @@ public enum Protocol {
      */
     TLS_ECHO,
     /**
-     * Every channel type at once, for the soak: {@link #FRAMES} on the server's port, {@link #DOMAIN_ECHO} at
-     * {@link #domainSocketPath(int)} of it, and {@link #UDP_ECHO}, {@link #FILES}, {@link #TLS_ECHO} and {@link #QUIC}
-     * on ports of their own, which the server's READY line names ({@code udp=}, {@code files=}, {@code tls=},
-     * {@code quic=}). Netty-based servers only.
+     * Every channel type at once, on the same event loop(s), for the soak: {@link #FRAMES} on the server's port,
+     * {@link #DOMAIN_ECHO} at {@link #domainSocketPath(int)} of it, and {@link #UDP_ECHO}, {@link #FILES},
+     * {@link #TLS_ECHO} and {@link #QUIC} on ports of their own, which the server's READY line names ({@code udp=},
+     * {@code files=}, {@code tls=}, {@code quic=}). Netty-based servers only.
      */
     MIXED;
 
