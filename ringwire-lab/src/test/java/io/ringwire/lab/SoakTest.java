@@ -29,8 +29,8 @@ class SoakTest {
         String printed = text.toString(StandardCharsets.UTF_8);
         assertTrue(samples.size() >= 3, printed);
         for (Soak.Sample s : samples) {
-            assertEquals(List.of("rpc", "open", "udp", "domain", "files", "tls", "quic"), List.copyOf(s.rates().keySet()),
-                printed);
+            assertEquals(List.of("rpc", "open", "udp", "domain", "files", "tls", "quic"),
+                List.copyOf(s.rates().keySet()), printed);
             assertTrue(s.rates().values().stream().allMatch(r -> r > 0) && s.churned() > 0,
                 () -> "every load ran: " + printed);
             assertTrue(s.nativeBytes() > 0, () -> "the server reported the binding's native memory: " + printed);
