@@ -1,6 +1,12 @@
 package io.ringwire.transport;
 
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import javax.management.JMException;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
 
 import java.util.List;
 import java.util.Map;
@@ -16,7 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class RingwireCounters {
     private static final Map<Object, RingwireCounters> LIVE = new ConcurrentHashMap<>();
 
-    private final String name;
+    /** The loop's thread name once the loop runs ({@link #publish}); before that the executor's own name. */
+    private String name;
     long iterations;
     long enters;
     long sqes;
@@ -53,12 +60,88 @@ public final class RingwireCounters {
         this.name = name;
     }
 
+    /** Called on the loop's thread when it starts (or resumes on another thread). */
     static void publish(Object loop, RingwireCounters counters) {
+        counters.name = Thread.currentThread().getName();
         LIVE.put(loop, counters);
+        if (Boolean.getBoolean(JMX_PROPERTY)) {
+            Jmx.register(counters);
+        }
     }
 
     static void retire(Object loop) {
-        LIVE.remove(loop);
+        RingwireCounters c = LIVE.remove(loop);
+        if (c != null) {
+            Jmx.unregister(c);
+        }
+    }
+
+    /** The system property that registers each loop's counters as a {@link RingwireLoopMXBean}. */
+    public static final String JMX_PROPERTY = "ringwire.jmx";
+
+    /** The loops' MXBeans: registered with the platform MBean server while their loops run. */
+    private static final class Jmx implements RingwireLoopMXBean {
+        private static final InternalLogger logger = InternalLoggerFactory.getInstance(RingwireCounters.class);
+        private final RingwireCounters c;
+
+        private Jmx(RingwireCounters c) {
+            this.c = c;
+        }
+
+        /** What this class registered, by counters: a loop resumed on another thread publishes again. */
+        private static final Map<RingwireCounters, ObjectName> REGISTERED = new ConcurrentHashMap<>();
+
+        static void register(RingwireCounters c) {
+            if (REGISTERED.containsKey(c)) {
+                return;
+            }
+            try {
+                ObjectName n = new ObjectName("io.ringwire:type=EventLoop,name=" + ObjectName.quote(c.name));
+                ManagementFactory.getPlatformMBeanServer().registerMBean(new Jmx(c), n);
+                REGISTERED.put(c, n);
+            } catch (JMException | RuntimeException e) {
+                // e.g. two live loops whose threads have the same name: the first keeps it
+                logger.warn("the counters of loop {} are not registered with JMX: {}", c.name, e.toString());
+            }
+        }
+
+        static void unregister(RingwireCounters c) {
+            ObjectName n = REGISTERED.remove(c);
+            if (n == null) {
+                return;
+            }
+            try {
+                ManagementFactory.getPlatformMBeanServer().unregisterMBean(n);
+            } catch (JMException | RuntimeException e) {
+                logger.debug("unregistering the counters of loop {} failed", c.name, e);
+            }
+        }
+
+        @Override public String getName() { return c.name; }
+        @Override public long getIterations() { return c.iterations; }
+        @Override public long getEnters() { return c.enters; }
+        @Override public long getSqes() { return c.sqes; }
+        @Override public long getCqes() { return c.cqes; }
+        @Override public double getSqesPerEnter() { return c.sqesPerEnter(); }
+        @Override public double getCqesPerEnter() { return c.cqesPerEnter(); }
+        @Override public long getRecvs() { return c.recvs; }
+        @Override public long getRecvBytes() { return c.recvBytes; }
+        @Override public double getBytesPerRecv() { return c.bytesPerRecv(); }
+        @Override public long getDirectRecvs() { return c.directRecvs; }
+        @Override public long getWrites() { return c.writes; }
+        @Override public long getWriteBytes() { return c.writeBytes; }
+        @Override public double getIovecsPerWrite() { return c.iovecsPerWrite(); }
+        @Override public long getBufferRingExhausted() { return c.bufferRingExhausted; }
+        @Override public int getBufferRingBuffers() { return c.bufferRingBuffers; }
+        @Override public long getAccepts() { return c.accepts; }
+        @Override public long getAcceptBackoffs() { return c.acceptBackoffs; }
+        @Override public long getCqOverflows() { return c.cqOverflows; }
+        @Override public long getSqRefusals() { return c.sqRefusals; }
+        @Override public int getRegistrations() { return c.registrations; }
+        @Override public int getFixedFiles() { return c.fixedFiles; }
+        @Override public long getZeroCopySends() { return c.zeroCopySends; }
+        @Override public long getMinWaits() { return c.minWaits; }
+        @Override public String getSummary() { return c.toString(); }
     }
 
     /**
@@ -74,7 +157,7 @@ public final class RingwireCounters {
         return List.copyOf(LIVE.values());
     }
 
-    /** @return the loop's thread name at creation */
+    /** @return the loop's thread name (before the loop first runs, the executor's own name) */
     public String name() {
         return name;
     }

@@ -1,0 +1,83 @@
+package io.ringwire.transport;
+
+/**
+ * One Ringwire event loop's counters ({@link RingwireCounters}) as a platform MXBean, for JConsole, JDK Mission
+ * Control, VisualVM or a JMX exporter. Registered while the loop runs when the JVM is started with
+ * {@code -Dringwire.jmx=true}, as {@code io.ringwire:type=EventLoop,name="<the loop's thread name>"}.
+ */
+public interface RingwireLoopMXBean {
+    /** @return the loop's thread name */
+    String getName();
+
+    /** @return event-loop iterations */
+    long getIterations();
+
+    /** @return io_uring_enter calls */
+    long getEnters();
+
+    /** @return SQEs submitted */
+    long getSqes();
+
+    /** @return CQEs reaped */
+    long getCqes();
+
+    /** @return n of the seed-002 cost model: SQEs per enter */
+    double getSqesPerEnter();
+
+    /** @return CQEs per enter */
+    double getCqesPerEnter();
+
+    /** @return receive completions that carried bytes */
+    long getRecvs();
+
+    /** @return bytes received */
+    long getRecvBytes();
+
+    /** @return mean bytes per receive */
+    double getBytesPerRecv();
+
+    /** @return receives straight into the allocator's buffers (bulk streams) */
+    long getDirectRecvs();
+
+    /** @return write submissions (SEND, SENDMSG, ...) */
+    long getWrites();
+
+    /** @return bytes written */
+    long getWriteBytes();
+
+    /** @return mean iovecs per write */
+    double getIovecsPerWrite();
+
+    /** @return receives that found the provided-buffer ring empty (ENOBUFS) */
+    long getBufferRingExhausted();
+
+    /** @return buffers in the provided-buffer ring now */
+    int getBufferRingBuffers();
+
+    /** @return connections accepted */
+    long getAccepts();
+
+    /** @return accepts paused for lack of descriptors (EMFILE, ENFILE) */
+    long getAcceptBackoffs();
+
+    /** @return times the CQ overflowed into the kernel's list */
+    long getCqOverflows();
+
+    /** @return SQEs the kernel refused for the moment (retried the next iteration) */
+    long getSqRefusals();
+
+    /** @return handles registered with the loop now */
+    int getRegistrations();
+
+    /** @return descriptors in the registered file table now */
+    int getFixedFiles();
+
+    /** @return zero-copy sends */
+    long getZeroCopySends();
+
+    /** @return waits with a minimum (minWaitMicros) */
+    long getMinWaits();
+
+    /** @return every counter on one line, as {@link RingwireCounters#toString()} */
+    String getSummary();
+}
