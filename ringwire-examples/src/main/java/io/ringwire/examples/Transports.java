@@ -223,7 +223,7 @@ public final class Transports {
                 .handler(handler);
             options.forEach((option, value) -> b.option((ChannelOption<Object>) option, value));
             return b.bind(address).sync().channel();
-        } catch (RuntimeException | InterruptedException e) {
+        } catch (Throwable e) { // sync() rethrows a failed bind's checked cause unchecked (EADDRINUSE...)
             shutDownOwn(group);
             throw e;
         }
@@ -261,7 +261,7 @@ public final class Transports {
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childHandler(childHandler)
                 .bind(address).sync().channel();
-        } catch (RuntimeException | InterruptedException e) {
+        } catch (Throwable e) { // sync() rethrows a failed bind's checked cause unchecked (EADDRINUSE...)
             shutDownOwn(group);
             throw e;
         }

@@ -65,23 +65,28 @@ public final class LabServer {
         ServerStats.nettyUsed = true;
         if (protocol == Protocol.MIXED) {
             mixed(competitor.transport(), address, threads, stats);
-            return;
+        } else {
+            start(competitor.transport(), protocol, address, threads);
+            stats.serve(address.getPort()); // until the lab goes; then it ends this process
         }
-        Channel server = switch (protocol) {
-            case ECHO -> EchoServer.start(competitor.transport(), address, threads);
-            case REDIS -> RedisServer.start(competitor.transport(), address, threads);
-            case HTTP -> HttpHelloServer.start(competitor.transport(), address, threads);
-            case UDP_ECHO -> io.ringwire.examples.UdpEchoServer.start(competitor.transport(), address, threads);
-            case QUIC -> io.ringwire.examples.QuicEchoServer.start(competitor.transport(), address, threads);
-            case TLS_ECHO -> io.ringwire.examples.TlsEchoServer.start(competitor.transport(), address, threads);
-            case FILES -> io.ringwire.examples.FileServer.start(competitor.transport(), address, threads);
-            case DOMAIN_ECHO -> Transports.startDomainServer(competitor.transport(),
+    }
+
+    /** @return the bound server channel of the example that speaks {@code protocol} */
+    private static Channel start(String transport, Protocol protocol, InetSocketAddress address, int threads)
+        throws InterruptedException {
+        return switch (protocol) {
+            case ECHO -> EchoServer.start(transport, address, threads);
+            case REDIS -> RedisServer.start(transport, address, threads);
+            case HTTP -> HttpHelloServer.start(transport, address, threads);
+            case UDP_ECHO -> io.ringwire.examples.UdpEchoServer.start(transport, address, threads);
+            case QUIC -> io.ringwire.examples.QuicEchoServer.start(transport, address, threads);
+            case TLS_ECHO -> io.ringwire.examples.TlsEchoServer.start(transport, address, threads);
+            case FILES -> io.ringwire.examples.FileServer.start(transport, address, threads);
+            case DOMAIN_ECHO -> Transports.startDomainServer(transport,
                 deletedOnExit(Protocol.domainSocketPath(address.getPort())), threads, new EchoServerHandler());
-            case FRAMES, PAUSING -> frames(competitor.transport(), address, threads, protocol == Protocol.PAUSING);
-            case MIXED -> throw new AssertionError("started above");
+            case FRAMES, PAUSING -> frames(transport, address, threads, protocol == Protocol.PAUSING);
+            case MIXED -> throw new IllegalArgumentException("MIXED starts several servers: mixed()");
         };
-        stats.serve(address.getPort());
-        server.closeFuture().sync();
     }
 
     private static Channel frames(String transport, InetSocketAddress address, int threads, boolean pausing)
@@ -103,25 +108,28 @@ public final class LabServer {
     private static void mixed(String transport, InetSocketAddress address, int threads, ServerStats stats)
         throws InterruptedException {
         InetSocketAddress any = new InetSocketAddress(address.getAddress(), 0);
-        Map<String, Channel> started = Transports.onGroup(Transports.newGroup(transport, threads), () -> {
-            Map<String, Channel> m = new java.util.LinkedHashMap<>();
-            m.put("frames", frames(transport, address, threads, false));
-            Transports.startDomainServer(transport, deletedOnExit(Protocol.domainSocketPath(address.getPort())),
-                threads, new EchoServerHandler());
-            m.put("udp", io.ringwire.examples.UdpEchoServer.start(transport, any, threads));
-            m.put("files", io.ringwire.examples.FileServer.start(transport, any, threads));
-            m.put("tls", io.ringwire.examples.TlsEchoServer.start(transport, any, threads));
-            m.put("quic", io.ringwire.examples.QuicEchoServer.start(transport, any, threads));
-            return m;
-        });
-        StringBuilder others = new StringBuilder();
-        started.forEach((name, ch) -> {
-            if (!name.equals("frames")) {
-                others.append(name).append('=').append(((InetSocketAddress) ch.localAddress()).getPort()).append(' ');
-            }
-        });
-        stats.serve(address.getPort(), others.toString().strip());
-        started.get("frames").closeFuture().sync();
+        io.netty.channel.EventLoopGroup group = Transports.newGroup(transport, threads);
+        Map<String, Channel> others;
+        try {
+            others = Transports.onGroup(group, () -> {
+                frames(transport, address, threads, false);
+                Transports.startDomainServer(transport, deletedOnExit(Protocol.domainSocketPath(address.getPort())),
+                    threads, new EchoServerHandler());
+                Map<String, Channel> m = new java.util.LinkedHashMap<>();
+                m.put("udp", io.ringwire.examples.UdpEchoServer.start(transport, any, threads));
+                m.put("files", io.ringwire.examples.FileServer.start(transport, any, threads));
+                m.put("tls", io.ringwire.examples.TlsEchoServer.start(transport, any, threads));
+                m.put("quic", io.ringwire.examples.QuicEchoServer.start(transport, any, threads));
+                return m;
+            });
+        } catch (Throwable e) { // a failed bind's cause too, which sync() rethrows unchecked (EADDRINUSE...)
+            group.shutdownGracefully(); // its loops would keep this process alive, and the lab waiting for READY
+            throw e;
+        }
+        StringBuilder ports = new StringBuilder();
+        others.forEach((name, ch) -> ports.append(' ').append(name).append('=')
+            .append(((InetSocketAddress) ch.localAddress()).getPort()));
+        stats.serve(address.getPort(), ports.toString().strip());
     }
 
     /**
@@ -152,7 +160,6 @@ public final class LabServer {
             .listen(address.getPort(), address.getHostString())
             .toCompletionStage().toCompletableFuture().get();
         stats.serve(address.getPort()); // until the lab closes our stdin or ends this process
-        vertx.close().toCompletionStage().toCompletableFuture().get();
     }
 
     /** Echoes each frame with autoRead off until its echo is written: back-pressure per message. */
