@@ -17,14 +17,12 @@ import java.util.function.BooleanSupplier;
 /**
  * The echo client of the generators built on Netty (quic, tls-echo): on one event loop, every {@link Peer} (a
  * connection, or a QUIC stream) keeps {@code depth} messages of {@code size} bytes in flight (closed loop). A message
- * is its sequence number, its send time and bytes that follow from the sequence number; the echo is reassembled and
- * checked byte for byte. Counts and latencies are kept from the start and reset when the window opens
- * ({@link MeasuredWindow} says why). One run each: a generator makes a new one per run.
+ * is an {@link EchoPayload}; the echo is reassembled and checked byte for byte. Counts and latencies are kept from
+ * the start and reset when the window opens ({@link MeasuredWindow} says why). One run each: a generator makes a new one per run.
  */
 final class CheckedEcho {
-    static final int HEADER = 16;
-
     private final int size;
+    private final EchoPayload payload;
     private final int depth;
     private final List<Peer> peers = new ArrayList<>();
     private final Histogram latency = new Histogram(60_000_000_000L, 3);
@@ -35,9 +33,10 @@ final class CheckedEcho {
     private long errors;
 
     CheckedEcho(int size, int depth) {
-        if (depth < 1 || size < HEADER) {
-            throw new IllegalArgumentException("need depth ≥ 1 and size ≥ " + HEADER + ": " + depth + ", " + size);
+        if (depth < 1) {
+            throw new IllegalArgumentException("need depth ≥ 1: " + depth);
         }
+        this.payload = new EchoPayload(size); // checks size
         this.size = size;
         this.depth = depth;
     }
@@ -115,11 +114,7 @@ final class CheckedEcho {
             }
             while (outstanding < depth) {
                 ByteBuf m = ch.alloc().directBuffer(size);
-                long seq = nextSeq++;
-                m.writeLong(seq).writeLong(now);
-                for (int i = HEADER; i < size; i++) {
-                    m.writeByte((byte) (seq + i));
-                }
+                payload.write(m, nextSeq++, now);
                 ch.write(m);
                 sent++;
                 outstanding++;
@@ -145,11 +140,7 @@ final class CheckedEcho {
                     mismatches++;
                 }
                 expectSeq = seq + 1;
-                for (int i = HEADER; i < size; i++) {
-                    if (pending.getByte(at + i) != (byte) (seq + i)) {
-                        mismatches++;
-                    }
-                }
+                mismatches += payload.mismatches(pending, at, size, seq);
                 pending.skipBytes(size);
                 outstanding--;
                 waitingSince = now;

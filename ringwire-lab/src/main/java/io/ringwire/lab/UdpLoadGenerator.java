@@ -15,13 +15,11 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The UDP echo workload's load generator: {@code clients} connected datagram sockets on one NIO selector thread, each
- * keeping {@code depth} datagrams in flight (closed loop). Every datagram carries its sequence number and send time,
- * then bytes that follow from the sequence number, and every echo is checked byte for byte. A client that hears
- * nothing for the loss timeout ({@value #LOSS_MILLIS} ms in the lab) counts what it had in flight as lost (errors) and sends afresh, so a dropped
- * datagram costs a pause, not the run.
+ * keeping {@code depth} datagrams in flight (closed loop). Every datagram is an {@link EchoPayload}, and every echo
+ * is checked byte for byte. A client that hears nothing for the loss timeout ({@value #LOSS_MILLIS} ms in the lab)
+ * counts what it had in flight as lost (errors) and sends afresh, so a dropped datagram costs a pause, not the run.
  */
 final class UdpLoadGenerator {
-    static final int HEADER = 16;
     /** The lab's loss timeout. */
     static final long LOSS_MILLIS = 200;
 
@@ -30,6 +28,7 @@ final class UdpLoadGenerator {
     private final int size;
     private final int depth;
     private final long lossNanos;
+    private final EchoPayload payload;
 
     UdpLoadGenerator(InetSocketAddress server, int clients, int size, int depth) {
         this(server, clients, size, depth, LOSS_MILLIS);
@@ -39,15 +38,16 @@ final class UdpLoadGenerator {
      * @param lossMillis how long a client waits for an answer before it counts its datagrams in flight as lost
      */
     UdpLoadGenerator(InetSocketAddress server, int clients, int size, int depth, long lossMillis) {
-        if (clients < 1 || depth < 1 || size < HEADER || size > 65_000) {
-            throw new IllegalArgumentException("need clients ≥ 1, depth ≥ 1 and " + HEADER + " ≤ size ≤ 65000: "
-                + clients + ", " + depth + ", " + size);
+        if (clients < 1 || depth < 1 || size < EchoPayload.HEADER || size > 65_000) {
+            throw new IllegalArgumentException("need clients ≥ 1, depth ≥ 1 and " + EchoPayload.HEADER
+                + " ≤ size ≤ 65000: " + clients + ", " + depth + ", " + size);
         }
         this.server = server;
         this.clients = clients;
         this.size = size;
         this.depth = depth;
         this.lossNanos = lossMillis * 1_000_000;
+        this.payload = new EchoPayload(size);
     }
 
     private static final class Client {
@@ -141,10 +141,7 @@ final class UdpLoadGenerator {
     private void send(Client c, long now) throws IOException {
         long seq = c.nextSeq++;
         out.clear();
-        out.putLong(seq).putLong(now);
-        for (int i = HEADER; i < size; i++) {
-            out.put((byte) (seq + i));
-        }
+        payload.write(out, seq, now);
         out.flip();
         try {
             if (c.ch.write(out) == size) {
@@ -177,11 +174,7 @@ final class UdpLoadGenerator {
             if (n != size) {
                 mismatches += Math.abs(n - size);
             }
-            for (int i = HEADER; i < Math.min(n, size); i++) {
-                if (in.get(i) != (byte) (seq + i)) {
-                    mismatches++;
-                }
-            }
+            mismatches += payload.mismatches(in, Math.min(n, size), seq);
             messages++; // always, so that the window's opening (which resets them) changes no branch
             latency.recordValue(Math.max(0, now - sentAt));
             c.lastHeard = now;
