@@ -65,7 +65,8 @@ public record LabReport(String command, Map<String, String> machine, List<String
         String lab = generator.label() + (generator == LoadGenerator.Engine.IO_URING
             ? ": one io_uring (multishot RECV into a buffer ring, batched SENDs, one enter per iteration)"
             : ": one NIO selector (a read and a write call per connection)") + ", one thread";
-        // redis and http are driven by programs nobody here wrote, quic and tls-echo by clients of Netty's
+        // redis and http are driven by programs nobody here wrote, quic and tls-echo by clients of Netty's,
+        // udp-echo and files by generators of their own
         java.util.Set<String> workloads = new java.util.TreeSet<>();
         runs.forEach(r -> workloads.add(r.workload()));
         List<String> external = new ArrayList<>();
@@ -81,6 +82,12 @@ public record LabReport(String command, Map<String, String> machine, List<String
         if (workloads.remove("tls-echo")) {
             external.add("Netty's SslHandler (" + io.ringwire.examples.TlsEchoServer.provider() + " engine, TLS 1.3) "
                 + "on Netty epoll, one thread, for tls-echo");
+        }
+        if (workloads.remove("udp-echo")) {
+            external.add("connected datagram sockets on one NIO selector, one thread, for udp-echo");
+        }
+        if (workloads.remove("files")) {
+            external.add("one NIO selector reading whole files, one thread, for files");
         }
         machine.put("load generator", external.isEmpty() ? lab : workloads.isEmpty() ? String.join("; ", external)
             : lab + "; " + String.join("; ", external));

@@ -53,6 +53,22 @@ class ReportTest {
     }
 
     @Test
+    void theLoadGeneratorLineNamesTheGeneratorOfEachWorkload() {
+        List<RunResult> runs = List.of(SummaryTest.run("echo", "ringwire", 1, 1000, 5, 30, 0),
+            SummaryTest.run("files", "ringwire", 1, 1000, 5, 30, 0),
+            SummaryTest.run("udp-echo", "ringwire", 1, 1000, 5, 30, 0));
+        String generator = LabReport.of("./ringwire lab <test>", ServerJvm.DEFAULT, LoadGenerator.Engine.IO_URING,
+            List.of(), runs, null).machine().get("load generator");
+        assertTrue(generator.startsWith("io_uring: one io_uring"), generator);
+        assertTrue(generator.contains("NIO selector reading whole files, one thread, for files"), generator);
+        assertTrue(generator.contains("NIO selector, one thread, for udp-echo"), generator);
+
+        String filesOnly = LabReport.of("./ringwire lab files", ServerJvm.DEFAULT, LoadGenerator.Engine.IO_URING,
+            List.of(), runs.subList(1, 2), null).machine().get("load generator");
+        assertFalse(filesOnly.contains("io_uring"), "files is not loaded by the io_uring generator: " + filesOnly);
+    }
+
+    @Test
     void theConnsWorkloadsMemoryPerConnectionIsInEveryForm(@TempDir Path dir) throws Exception {
         List<RunResult> runs = List.of(SummaryTest.run("conns", "ringwire", 1, 1000, 40, 30, 0),
             SummaryTest.run("conns", "netty-epoll", 1, 1000, 35, 30, 0));
