@@ -18,7 +18,8 @@ import java.util.function.BooleanSupplier;
  * The echo client of the generators built on Netty (quic, tls-echo): on one event loop, every {@link Peer} (a
  * connection, or a QUIC stream) keeps {@code depth} messages of {@code size} bytes in flight (closed loop). A message
  * is an {@link EchoPayload}; the echo is reassembled and checked byte for byte. Counts and latencies are kept from
- * the start and reset when the window opens ({@link MeasuredWindow} says why). One run each: a generator makes a new one per run.
+ * the start and reset when the window opens ({@link MeasuredWindow} says why). One run each: a generator makes a new
+ * one per run.
  */
 final class CheckedEcho {
     private final int size;
