@@ -362,7 +362,7 @@ public final class RingwireIoHandler implements IoHandler {
         }
         counters.enters = ring.enterCount();
         counters.sqes = ring.sqesSubmitted();
-        if (ret < 0 && ret != -Errno.ETIME && ret != -Errno.EINTR && ret != -Errno.EBUSY && ret != -Errno.EAGAIN) {
+        if (unexpectedEnterError(ret) != 0) {
             logger.warn("io_uring_enter failed: {}", Errno.name(ret));
         }
         int drained = drainCompletions();
@@ -373,6 +373,28 @@ public final class RingwireIoHandler implements IoHandler {
             counters.cqOverflows++;
         }
         return drained;
+    }
+
+    /** What an enter may return in normal operation: its wait timed out, a signal, a full CQ, a moment's want. */
+    private static final long EXPECTED_ENTER_ERRNOS =
+        1L << Errno.ETIME | 1L << Errno.EINTR | 1L << Errno.EBUSY | 1L << Errno.EAGAIN;
+
+    /**
+     * Whether an enter failed in a way worth a warning, computed without a branch. A busy loop's enters never fail,
+     * so C2 compiles a test of {@code ret < 0} as a trap for a case never seen; the first wait that times out (ETIME)
+     * once the load drops then sends {@link #run} back to the interpreter, and at a low rate it is profiled and
+     * compiled again only tens of seconds later, costing every message meanwhile (docs/benchmarks.md, session 25).
+     * The branch that remains, on this method's result, is never taken on a busy loop nor on an idle one.
+     *
+     * @param ret what {@code io_uring_enter} returned
+     * @return 1 for an error other than ETIME, EINTR, EBUSY and EAGAIN, else 0
+     */
+    static int unexpectedEnterError(int ret) {
+        int failed = ret >>> 31;
+        int errno = -ret;
+        int known = (errno - 64) >>> 31; // 1 when errno < 64, the bits of EXPECTED_ENTER_ERRNOS
+        int expected = (int) (EXPECTED_ENTER_ERRNOS >>> errno) & known;
+        return failed & (expected ^ 1);
     }
 
     /**
@@ -452,9 +474,10 @@ public final class RingwireIoHandler implements IoHandler {
             total += n;
         } while (n == MAX_CQES_PER_DRAIN);
         counters.cqes += total;
-        if (total > 0) {
-            receivesLastBatch = (int) Math.min(Integer.MAX_VALUE, counters.recvs - recvsBefore);
-        }
+        // kept from the last batch that had completions; chosen without a branch (see unexpectedEnterError)
+        int hadCompletions = (total | -total) >> 31; // all ones when total > 0
+        receivesLastBatch = ((int) Math.min(Integer.MAX_VALUE, counters.recvs - recvsBefore) & hadCompletions)
+            | (receivesLastBatch & ~hadCompletions);
         List<RingwireIoRegistration> list = afterCompletions;
         for (int i = 0; i < list.size(); i++) {
             RingwireIoRegistration r = list.get(i);

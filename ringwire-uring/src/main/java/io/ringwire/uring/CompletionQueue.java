@@ -74,9 +74,10 @@ public final class CompletionQueue {
         } finally {
             // a handler that throws still consumes its CQE: it has seen it, replaying it would double-complete
             int consumed = i < n ? i + 1 : n;
-            if (consumed > 0) {
-                RawMemory.putIntRelease(khead, head + consumed);
-            }
+            // published even when nothing was consumed (the same head again): a branch taken only by an empty drain
+            // (a wait that timed out) is one a busy loop's compiled code never saw, and taking it later sends the
+            // loop's compilation back to the interpreter (JitStabilityTest)
+            RawMemory.putIntRelease(khead, head + consumed);
             unhandled = head + consumed;
         }
         return n;

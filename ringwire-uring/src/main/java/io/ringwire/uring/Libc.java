@@ -167,6 +167,22 @@ public final class Libc {
         return capture.get(JAVA_INT, ERRNO_OFFSET);
     }
 
+    /**
+     * {@code ret}, or {@code -errno} when {@code ret} is -1 (syscall(2)'s failure), computed without a branch. The
+     * event loop enters the ring through {@link #syscall} all the time, and a busy loop's enters never fail: C2
+     * compiles such a never-taken branch as a trap, and the first wait that times out once the load drops (ETIME)
+     * would send the loop's compiled code back to the interpreter, to be profiled again at the low rate's pace for
+     * tens of seconds. Reading errno every time costs a load from the capture segment the call has just written.
+     *
+     * @param ret   what syscall(2) returned
+     * @param errno errno after it
+     * @return {@code ret}, or {@code -errno} when it was -1
+     */
+    static long orMinusErrno(long ret, int errno) {
+        long notFailed = ((ret + 1) | -(ret + 1)) >> 63; // all ones unless ret + 1 == 0
+        return (ret & notFailed) | (-(long) errno & ~notFailed);
+    }
+
     private static int result(long ret, MemorySegment capture) {
         return ret < 0 ? -errno(capture) : (int) ret;
     }
@@ -200,7 +216,7 @@ public final class Libc {
                                long a6) {
         try {
             long ret = (long) Syscall6.H.invokeExact(capture, number, a1, a2, a3, a4, a5, a6);
-            return ret == -1 ? -errno(capture) : ret;
+            return orMinusErrno(ret, errno(capture));
         } catch (Throwable t) {
             throw rethrow(t);
         }
