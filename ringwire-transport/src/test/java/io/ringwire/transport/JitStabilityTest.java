@@ -43,8 +43,9 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
  * <p>The JIT's state is per process, and other tests would leave it in any state, so the scenario runs in a JVM of its
  * own ({@link Scenario}), which watches the JIT through JFR's compilation and deoptimization events: echo traffic until
  * {@code RingwireIoHandler.run} is compiled by C2, then quiet for three of the loop's one-second waits, then one message
- * every 20 ms. No condition here is a duration: the busy phase lasts until the compilation happened (at most two
- * minutes, or the test is skipped as not applicable), and the idle phase needs only the waits to end.
+ * every 20 ms. No outcome depends on the machine's speed: the busy phase lasts until the compilation happened (at
+ * most two minutes, or the test is skipped as not applicable); a slower machine only stretches the quiet and low-rate
+ * phases, which at worst exercises the idle path less and so can let a regression pass, never fail a sound build.
  */
 class JitStabilityTest {
     /** Methods every loop iteration runs: if any of these is deoptimized, the whole loop runs slower. */
@@ -125,7 +126,9 @@ class JitStabilityTest {
                 });
                 jfr.onEvent("jdk.Deoptimization", e -> {
                     String m = name(e.getValue("method"));
-                    if (compiled.getCount() == 0 && m.startsWith("io.ringwire.") && !m.contains("Test")) {
+                    // Ringwire's own methods; the scenario's client (this class) is not the loop
+                    if (compiled.getCount() == 0 && m.startsWith("io.ringwire.")
+                        && !m.startsWith(JitStabilityTest.class.getName())) {
                         deopts.add("DEOPT " + m + " " + e.getString("reason") + " " + e.getString("action")
                             + " line " + e.getInt("lineNumber"));
                     }
