@@ -48,6 +48,11 @@ final class Experiment {
             return new Settings(others, rounds, warmupSeconds, maxWarmupSeconds, seconds, threads, jvm, generator);
         }
 
+        /** @return the same settings with another longest warm-up */
+        Settings withMaxWarmup(double maxSeconds) {
+            return new Settings(servers, rounds, warmupSeconds, maxSeconds, seconds, threads, jvm, generator);
+        }
+
         /** @return the same settings with another measured window */
         Settings withSeconds(double window) {
             return new Settings(servers, rounds, warmupSeconds, maxWarmupSeconds, window, threads, jvm, generator);

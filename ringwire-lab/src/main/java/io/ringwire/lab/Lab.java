@@ -69,10 +69,10 @@ public final class Lab implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE})")
         double warmup;
 
-        @Option(names = "--max-warmup", defaultValue = "6", description = "unmeasured seconds per run, at most: in "
+        @Option(names = "--max-warmup", description = "unmeasured seconds per run, at most: in "
             + "between, the window opens once the server's JIT compiler threads are quiet (< 0.05 cores for 1 s) "
-            + "(default: ${DEFAULT-VALUE})")
-        double maxWarmup;
+            + "(default: 6; 20 for http, whose warm-up opens and closes every connection each second)")
+        Double maxWarmup;
 
         @Option(names = "--seconds", defaultValue = "3", description = "measured seconds per run "
             + "(default: ${DEFAULT-VALUE})")
@@ -118,10 +118,28 @@ public final class Lab implements Callable<Integer> {
         }
 
         Experiment.Settings settings(List<Competitor> list) {
-            return new Experiment.Settings(list, rounds, warmup, maxWarmup, seconds, threads,
-                new ServerJvm(nettyUnsafe), engine());
+            return new Experiment.Settings(list, rounds, warmup, maxWarmup == null ? DEFAULT_MAX_WARMUP : maxWarmup,
+                seconds, threads, new ServerJvm(nettyUnsafe), engine());
+        }
+
+        /** @return {@code s} with http's longest warm-up, {@link #HTTP_MAX_WARMUP}, unless --max-warmup was given */
+        Experiment.Settings httpSettings(Experiment.Settings s) {
+            return maxWarmup == null ? s.withMaxWarmup(HTTP_MAX_WARMUP) : s;
         }
     }
+
+    /** The longest warm-up, seconds, unless a workload needs more (http) or --max-warmup says otherwise. */
+    static final double DEFAULT_MAX_WARMUP = 6;
+
+    /**
+     * The longest warm-up of the http workload, seconds. Its warm-up is a series of one-second wrk runs, each opening
+     * and closing every connection; the first closes take branches the hot compiled code never saw, and C2 compiles
+     * the event loop's largest methods again, on the server's one core beside a saturated loop. At 1,024 connections
+     * the server's JIT threads went quiet after 16-20 s on Ringwire and 6.5-18 s on Netty epoll. With at most 6 s,
+     * nearly every window opened at the limit, and in 2 of Ringwire's 4 windows there its compiler threads took 0.37
+     * of the core: 45-66k requests/s against 96-102k, p99 39-44 ms against 16-24 (docs/benchmarks.md, session 26).
+     */
+    static final double HTTP_MAX_WARMUP = 20;
 
     /** The default suite's fixed echo load, msgs/s: below every server's capacity on two shared cores. */
     static final double DEFAULT_FIXED_RATE = 20_000;
@@ -558,7 +576,8 @@ public final class Lab implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             List<String> notes = new ArrayList<>();
-            return run(Workloads.http(common.settings(), conns, pipeline, notes::add), notes, false);
+            return run(Workloads.http(common.httpSettings(common.settings()), conns, pipeline, notes::add), notes,
+                false);
         }
     }
 
@@ -603,7 +622,7 @@ public final class Lab implements Callable<Integer> {
                 e.add(Workloads.tlsEcho(s.withServers(netty), 64, 1024, 4));
             }
             e.addAll(Workloads.redis(s, "set", List.of(10, 50), 1024, notes::add));
-            e.addAll(Workloads.http(s, List.of(256), List.of(1), notes::add));
+            e.addAll(Workloads.http(common.httpSettings(s), List.of(256), List.of(1), notes::add));
             return run(e, notes, true);
         }
     }

@@ -29,6 +29,22 @@ class LabCommandLineTest {
     }
 
     @Test
+    void shouldGiveHttpItsLongerWarmUpUnlessMaxWarmupIsGiven() {
+        Lab.Http http = (Lab.Http) new CommandLine(new Lab()).parseArgs("http", "--conns", "64")
+            .subcommand().commandSpec().userObject();
+        assertEquals(Lab.HTTP_MAX_WARMUP, http.common.httpSettings(http.common.settings()).maxWarmupSeconds());
+        assertEquals(Lab.DEFAULT_MAX_WARMUP, http.common.settings().maxWarmupSeconds(), "other workloads");
+
+        Lab.Http given = (Lab.Http) new CommandLine(new Lab()).parseArgs("http", "--max-warmup", "4")
+            .subcommand().commandSpec().userObject();
+        assertEquals(4.0, given.common.httpSettings(given.common.settings()).maxWarmupSeconds());
+
+        Lab.All all = (Lab.All) new CommandLine(new Lab()).parseArgs("all", "--max-warmup", "9")
+            .subcommand().commandSpec().userObject();
+        assertEquals(9.0, all.common.httpSettings(all.common.settings()).maxWarmupSeconds());
+    }
+
+    @Test
     void shouldMakeSweepsFromLists() {
         CommandLine cl = new CommandLine(new Lab());
         CommandLine.ParseResult parsed = cl.parseArgs("echo", "--conns", "1,100", "--size", "64,1024");
