@@ -15,6 +15,8 @@ import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntUnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -125,6 +127,41 @@ class LoadGeneratorTest {
         // the schedule, not the machine's speed, decides what was sent: 2000/s for 0.5 s, in batches of 2
         assertEquals(1000, r.sent(), 2, r::toString);
         assertTrue(r.sendLagNanos().getTotalCount() > 0, r::toString);
+    }
+
+    @ParameterizedTest
+    @EnumSource(LoadGenerator.Engine.class)
+    void openLoopSendsOnWhileTheWindowOpens(LoadGenerator.Engine engine) throws IOException {
+        assumeTrue(engine == LoadGenerator.Engine.NIO || LoadGenerator.Engine.best() == engine,
+            "this kernel lacks what the io_uring generator needs");
+        AtomicLong bytesRead = new AtomicLong();
+        InetSocketAddress target = server(i -> {
+            bytesRead.incrementAndGet();
+            return 0;
+        }, Long.MAX_VALUE);
+        List<String> edges = new CopyOnWriteArrayList<>();
+        AtomicBoolean sentWhileOpening = new AtomicBoolean();
+        // the opening edge waits for 20 more messages to reach the server: only a generator that sends on while the
+        // edge runs lets it return before its (liveness) deadline
+        Runnable onWindow = () -> {
+            if (edges.isEmpty()) {
+                edges.add("opening");
+                long target20 = bytesRead.get() + 20 * 128;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (bytesRead.get() < target20 && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                sentWhileOpening.set(bytesRead.get() >= target20);
+                edges.add("opened");
+            } else {
+                edges.add("closing");
+            }
+        };
+        LoadGenerator.Result r = new LoadGenerator(target, new LoadGenerator.Config(10, 128, 1, 0, 2000, 3, 2), engine)
+            .run(() -> true, 0.5, onWindow);
+        assertEquals(0, r.mismatches() + r.errors(), r::toString);
+        assertTrue(sentWhileOpening.get(), "the open loop held its sends while the window's opening edge ran");
+        assertEquals(List.of("opening", "opened", "closing"), edges, "the closing edge waits for the opening one");
     }
 
     @ParameterizedTest
