@@ -389,7 +389,7 @@ public final class LoadGenerator {
         final BooleanSupplier warmupOver;
         final double seconds;
         final Runnable onWindow;
-        /** {@link #onWindow} at the window's opening, run on a thread of its own (see {@link #tick}). */
+        /** {@link #onWindow} at the window's opening, run on a thread of its own; the window opens once it is done. */
         FutureTask<Void> openingEdge;
         final double nanosPerMessage = config.openLoop() ? 1e9 / config.rate() : 0;
         long mismatches;
@@ -479,17 +479,21 @@ public final class LoadGenerator {
          * ({@link MeasuredWindow} says why).
          */
         boolean tick(long now) {
-            if (!inWindow && warmupOver.getAsBoolean() && primed) {
+            if (openingEdge == null && primed && warmupOver.getAsBoolean()) {
+                // the opening edge runs beside the load, and the window opens once it has returned: the lab resets
+                // the server's statistics (waiting for its answer), then reads the CPU clocks, 10-30 ms here and
+                // seconds from a server with hundreds of busy threads. Run in this thread, it held an open loop's
+                // sends that long, and they then left at once: at 40 messages/s a connection, two on one
+                // connection, a burst no warm-up had had, whose first took branches the servers' compiled code had
+                // never seen, inside the window (docs/benchmarks.md, session 26)
+                openingEdge = new FutureTask<>(onWindow, null);
+                Thread.ofPlatform().daemon(true).name("lab-window-opens").start(openingEdge);
+            }
+            if (!inWindow && openingEdge != null && openingEdge.isDone()) {
+                openedEdge();
                 inWindow = true;
                 windowStart = now;
                 windowEnd = now + (long) (seconds * 1e9);
-                // the opening edge runs beside the load: the lab reads /proc and waits for the server to reset its
-                // statistics, 10-30 ms (the most in a lab's first run, its code not yet compiled). Run here, it held
-                // an open loop's sends that long, and they then left at once: at 40 messages/s a connection, two on
-                // one connection, a burst the servers' warm-up had never had, and the first took branches their
-                // compiled code had never seen, in the window (docs/benchmarks.md, session 26)
-                openingEdge = new FutureTask<>(onWindow, null);
-                Thread.ofPlatform().daemon(true).name("lab-window-opens").start(openingEdge);
                 cpuStart = threads.getCurrentThreadCpuTime();
                 latency.reset();
                 streamTimes.reset();
@@ -511,7 +515,6 @@ public final class LoadGenerator {
             if (!config.openLoop()) {
                 loseStalled(now);
             }
-            awaitOpeningEdge();
             onWindow.run();
             double cpu = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
             result = new Result(messages, streams, sentInWindow, seconds, latency, streamTimes, lag, mismatches,
@@ -519,18 +522,12 @@ public final class LoadGenerator {
             return true;
         }
 
-        /** Waits for the window's opening edge to end, and throws what it threw. */
-        private void awaitOpeningEdge() {
-            boolean interrupted = false;
+        /** Throws what the window's opening edge threw, if anything; call once it is done. */
+        private void openedEdge() {
             try {
-                for (;;) {
-                    try {
-                        openingEdge.get();
-                        return;
-                    } catch (InterruptedException e) {
-                        interrupted = true; // the closing edge must not run beside the opening one
-                    }
-                }
+                openingEdge.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // cannot happen: it is done
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof RuntimeException r) {
                     throw r;
@@ -539,10 +536,6 @@ public final class LoadGenerator {
                     throw err;
                 }
                 throw new IllegalStateException(e.getCause());
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
             }
         }
 

@@ -141,6 +141,8 @@ class LoadGeneratorTest {
         }, Long.MAX_VALUE);
         List<String> edges = new CopyOnWriteArrayList<>();
         AtomicBoolean sentWhileOpening = new AtomicBoolean();
+        AtomicLong openedAt = new AtomicLong();
+        AtomicLong closingAt = new AtomicLong();
         // the opening edge waits for 20 more messages to reach the server: only a generator that sends on while the
         // edge runs lets it return before its (liveness) deadline
         Runnable onWindow = () -> {
@@ -153,7 +155,9 @@ class LoadGeneratorTest {
                 }
                 sentWhileOpening.set(bytesRead.get() >= target20);
                 edges.add("opened");
+                openedAt.set(System.nanoTime());
             } else {
+                closingAt.set(System.nanoTime());
                 edges.add("closing");
             }
         };
@@ -162,6 +166,10 @@ class LoadGeneratorTest {
         assertEquals(0, r.mismatches() + r.errors(), r::toString);
         assertTrue(sentWhileOpening.get(), "the open loop held its sends while the window's opening edge ran");
         assertEquals(List.of("opening", "opened", "closing"), edges, "the closing edge waits for the opening one");
+        // what the edges read (the server's CPU, its statistics) must span the whole window: it opens once the
+        // opening edge has returned, so the closing edge comes at least the window's length after
+        assertTrue(closingAt.get() - openedAt.get() >= 500_000_000L,
+            "the window opened before its opening edge had returned");
     }
 
     @ParameterizedTest
