@@ -490,10 +490,11 @@ public final class LoadGenerator {
                 Thread.ofPlatform().daemon(true).name("lab-window-opens").start(openingEdge);
             }
             if (!inWindow && openingEdge != null && openingEdge.isDone()) {
-                openedEdge();
+                throwIfOpeningEdgeFailed();
+                long opened = System.nanoTime(); // not now: the edge may have returned since it was read
                 inWindow = true;
-                windowStart = now;
-                windowEnd = now + (long) (seconds * 1e9);
+                windowStart = opened;
+                windowEnd = opened + (long) (seconds * 1e9);
                 cpuStart = threads.getCurrentThreadCpuTime();
                 latency.reset();
                 streamTimes.reset();
@@ -523,7 +524,7 @@ public final class LoadGenerator {
         }
 
         /** Throws what the window's opening edge threw, if anything; call once it is done. */
-        private void openedEdge() {
+        private void throwIfOpeningEdgeFailed() {
             try {
                 openingEdge.get();
             } catch (InterruptedException e) {
