@@ -109,6 +109,19 @@ class JitStabilityTest {
         private static final int SIZE = 64;
 
         public static void main(String[] args) throws Exception {
+            // the parent reads this JVM's output to its end, which no timeout of JUnit's can interrupt: a scenario
+            // that hangs (an echo that never comes) ends itself, after longer than the busy phase's two minutes and
+            // within the test's five, and the parent reports its output
+            Thread.ofPlatform().daemon(true).name("scenario-watchdog").start(() -> {
+                try {
+                    Thread.sleep(TimeUnit.MINUTES.toMillis(4));
+                } catch (InterruptedException e) {
+                    return;
+                }
+                System.out.println("HUNG");
+                System.out.flush();
+                Runtime.getRuntime().halt(3);
+            });
             CountDownLatch compiled = new CountDownLatch(1);
             List<String> deopts = new CopyOnWriteArrayList<>();
             EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
