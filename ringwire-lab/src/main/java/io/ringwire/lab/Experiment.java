@@ -217,9 +217,11 @@ final class Experiment {
 
     static String oneLine(RunResult r) {
         return String.format(Locale.ROOT, "%,.0f/s, p99 %,.0f µs, server %.2f µs CPU/msg (%.2f cores, JIT %.2f), "
-                + "heap peak %.0f MiB, %d mismatches, %d errors; warm-up %.1f s; foreign load %.2f cores%s", r.rate(),
+                + "heap peak %.0f MiB, %d mismatches, %d errors%s; warm-up %.1f s; foreign load %.2f cores%s", r.rate(),
             r.p99Us(), r.serverCpuUsPerMsg(), r.serverUtil(), r.jitUtil(), r.heapPeakMiB(), r.mismatches(),
-            r.errors(), r.warmupSeconds(), r.foreignCores(), r.contaminated() ? " (CONTAMINATED)" : "");
+            r.errors(), r.starved() == 0 ? "" : String.format(Locale.ROOT, ", %d connections starved (longest wait "
+                + "%.1f s)", r.starved(), r.maxUs() / 1e6),
+            r.warmupSeconds(), r.foreignCores(), r.contaminated() ? " (CONTAMINATED)" : "");
     }
 
     private RunResult runOnce(Competitor competitor, int round) throws IOException, InterruptedException {
@@ -290,7 +292,7 @@ final class Experiment {
                 m.messages() == 0 ? Double.NaN : s.getOrDefault("allocatedBytes", Double.NaN) / m.messages(),
                 per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),
                 s.getOrDefault("bufferRingExhausted", Double.NaN), s.getOrDefault("iterations", Double.NaN),
-                m.mismatches(), m.errors(), foreign);
+                m.mismatches(), m.errors(), m.starved(), foreign);
         }
     }
 

@@ -106,7 +106,7 @@ final class HtmlReport {
             "p99 µs", "p99.9 µs", "CPU µs/msg", "×epoll", "server cores", "JIT cores", "loadgen cores", "limit",
             "RSS MiB", "RSS outside heap MiB",
             "non-heap MiB", "heap MiB", "direct MiB", "GCs", "GC ms", "alloc B/msg", "SQEs/enter", "iovecs/write",
-            "bytes/recv", "mismatches", "errors"};
+            "bytes/recv", "mismatches", "errors", "starved"};
         b.append("<div class=\"scroll\"><table class=\"results\"><tr>");
         for (String h : head) {
             b.append("<th>").append(Html.escape(h)).append("</th>");
@@ -117,11 +117,11 @@ final class HtmlReport {
                 r.p999Us(), r.cpuUsPerMsg(), r.cpuVsEpoll(), r.serverUtil(), r.jitUtil(), r.loadgenUtil(),
                 r.peakRssMiB(), r.rssOutsideHeapMiB(),
                 r.nonHeapMiB(), r.heapPeakMiB(), r.directPeakMiB(), r.gcCount(), r.gcMillis(), r.allocBytesPerMsg(),
-                r.sqesPerEnter(), r.iovecsPerWrite(), r.bytesPerRecv(), r.mismatches(), r.errors()};
+                r.sqesPerEnter(), r.iovecsPerWrite(), r.bytesPerRecv(), r.mismatches(), r.errors(), r.starved()};
             b.append("<tr data-server=\"").append(Html.escape(r.server())).append("\"><td>")
                 .append(Html.escape(r.server())).append("</td>");
             for (int i = 0; i < v.length; i++) {
-                boolean count = i == 0 || i >= v.length - 2; // runs, mismatches, errors
+                boolean count = i == 0 || i >= v.length - 3; // runs, mismatches, errors, starved
                 b.append("<td>").append(count ? Long.toString((long) v[i]) : Html.pretty(v[i])).append("</td>");
                 if (i == 12) { // after the generator's cores: which side set the pace
                     b.append("<td>").append(Html.escape(r.limit())).append("</td>");

@@ -114,12 +114,17 @@ public final class LoadGenerator {
      * @param streamNanos    per finite stream: first send to last answer
      * @param sendLagNanos   open loop: how late messages left against their schedule
      * @param mismatches     bytes that differed from what was sent
-     * @param errors         connections lost
+     * @param errors         connections lost: failed, closed by the server, or (closed loop) left with a message
+     *                       unanswered through the whole window and for {@value #STARVED_GRACE_SECONDS} s after it
+     * @param starved        closed loop: connections left with a message unanswered through the whole window whose
+     *                       answer came within {@value #STARVED_GRACE_SECONDS} s after it (checked like any other): a
+     *                       server that starves some connections while it serves the rest; each such wait is in
+     *                       {@code latencyNanos}, though the answer came after the window
      * @param cpuSeconds     this thread's CPU in the window
      * @param connectSeconds how long opening every connection took, before the warm-up
      */
     public record Result(long messages, long streams, long sent, double seconds, Histogram latencyNanos,
-                         Histogram streamNanos, Histogram sendLagNanos, long mismatches, long errors,
+                         Histogram streamNanos, Histogram sendLagNanos, long mismatches, long errors, long starved,
                          double cpuSeconds, double connectSeconds) {
         /** @return answers per second */
         public double rate() {
@@ -270,6 +275,24 @@ public final class LoadGenerator {
     static final int ALL_ANSWERED_MAX_SECONDS = 30;
     private long primingLimitNanos = ALL_ANSWERED_MAX_SECONDS * 1_000_000_000L;
 
+    /**
+     * Closed loop: how long after the window a connection whose oldest message waited through all of it may still
+     * answer it and count as starved rather than lost ({@link Result#starved}).
+     */
+    static final int STARVED_GRACE_SECONDS = 10;
+    private long starvedGraceNanos = STARVED_GRACE_SECONDS * 1_000_000_000L;
+
+    /**
+     * For tests: how long after the window a starved connection's answer may come (default
+     * {@value #STARVED_GRACE_SECONDS} s).
+     *
+     * @return this
+     */
+    LoadGenerator starvedGrace(double seconds) {
+        starvedGraceNanos = (long) (seconds * 1e9);
+        return this;
+    }
+
     /** Frames sent and not yet answered, oldest first, with what their answers must be. */
     private static final class InFlight {
         int[] stream = new int[16];
@@ -329,6 +352,8 @@ public final class LoadGenerator {
         boolean lost;
         /** Whether an answer has come back on it yet. */
         boolean answered;
+        /** Closed loop, after the window: its oldest message waited through all of it and is still unanswered. */
+        boolean starving;
         /** Closed loop, before every connection has answered once: the answer whose follow-up waits. */
         boolean deferred;
         int deferredStream;
@@ -407,7 +432,14 @@ public final class LoadGenerator {
         long cpuStart;
         long scheduled;          // open loop: messages whose send time has come
         long connectNanos;
+        /** What the window saw, as it was when it closed; then, the run's result. */
         Result result;
+        /** Whether the window has closed (closed loop: the run may go on, for its starving connections' answers). */
+        boolean closed;
+        /** Closed loop, after the window: connections still {@link Conn#starving}, and until when they may answer. */
+        int starving;
+        long starvedDeadline;
+        long starved;
 
         Session(BooleanSupplier warmupOver, double seconds, Runnable onWindow) {
             this.warmupOver = warmupOver;
@@ -503,6 +535,9 @@ public final class LoadGenerator {
                 streams = 0;
                 sentInWindow = 0;
             }
+            if (closed) {
+                return starving == 0 || now >= starvedDeadline ? finish() : false;
+            }
             if (now < windowEnd) {
                 return false;
             }
@@ -513,13 +548,47 @@ public final class LoadGenerator {
                     countIfInWindow(start + (long) (m * nanosPerMessage), now);
                 }
             }
-            if (!config.openLoop()) {
-                loseStalled(now);
-            }
             onWindow.run();
             double cpu = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
-            result = new Result(messages, streams, sentInWindow, seconds, latency, streamTimes, lag, mismatches,
-                errors, cpu, connectNanos / 1e9);
+            // copies: the run may go on after the window (below), and what comes back then is not the window's
+            result = new Result(messages, streams, sentInWindow, seconds, latency.copy(), streamTimes.copy(),
+                lag.copy(), mismatches, errors, 0, cpu, connectNanos / 1e9);
+            closed = true;
+            if (!config.openLoop()) {
+                markStarving(now);
+            }
+            return starving == 0 ? finish() : false;
+        }
+
+        /**
+         * Closed loop: a connection whose oldest unanswered message has waited the whole window or longer is starving.
+         * The run goes on (the load too, as the server knew it) for at most {@link #starvedGraceNanos} more, waiting
+         * for those answers: a server that answers them has starved the connection, one that does not has lost it
+         * (it stopped answering it, or lost its bytes), and either way the window is not passed off as a slower run.
+         */
+        private void markStarving(long now) {
+            long window = (long) (seconds * 1e9);
+            for (Conn c : all) {
+                InFlight f = c.inFlight;
+                if (!c.lost && f.count > 0 && now - f.sentAt[f.head] >= window) {
+                    c.starving = true;
+                    starving++;
+                }
+            }
+            starvedDeadline = now + starvedGraceNanos;
+        }
+
+        /** Ends the run: connections still starving are lost; @return true */
+        private boolean finish() {
+            for (Conn c : all) {
+                if (c.starving) {
+                    c.starving = false;
+                    lose(c);
+                }
+            }
+            Result w = result;
+            result = new Result(w.messages(), w.streams(), w.sent(), w.seconds(), w.latencyNanos(), w.streamNanos(),
+                w.sendLagNanos(), mismatches, errors, starved, w.cpuSeconds(), w.connectSeconds());
             return true;
         }
 
@@ -537,21 +606,6 @@ public final class LoadGenerator {
                     throw err;
                 }
                 throw new IllegalStateException(e.getCause());
-            }
-        }
-
-        /**
-         * Closed loop: a connection whose oldest unanswered message has waited the whole window or longer has
-         * stalled (a server that stopped answering it, or lost its bytes); it is counted as an error, as one that
-         * was closed is, rather than passing as a slower run.
-         */
-        void loseStalled(long now) {
-            long window = (long) (seconds * 1e9);
-            for (Conn c : all) {
-                InFlight f = c.inFlight;
-                if (f.count > 0 && now - f.sentAt[f.head] >= window) {
-                    lose(c);
-                }
             }
         }
 
@@ -631,6 +685,12 @@ public final class LoadGenerator {
                 pos += size;
                 latency.recordValue(Math.max(1, t - sentAt)); // always: see tick
                 messages++;
+                if (c.starving) { // its message that waited through the whole window, answered after it
+                    c.starving = false;
+                    starving--;
+                    starved++;
+                    result.latencyNanos().recordValue(Math.max(1, t - sentAt));
+                }
                 if (primed) {
                     if (!config.openLoop()) {
                         followUp(c, stream, seq, streamStart, t);
@@ -661,6 +721,10 @@ public final class LoadGenerator {
 
         /** A connection that failed, was closed by the server or stalled: counted, never used again. */
         void lose(Conn c) {
+            if (c.starving) {
+                c.starving = false;
+                starving--;
+            }
             if (!c.lost) {
                 c.lost = true;
                 errors++;

@@ -18,11 +18,13 @@ import org.HdrHistogram.Histogram;
  * @param sendLagP99Us open loop: how late the 99th percentile send left against its schedule, µs (NaN closed loop)
  * @param mismatches   bytes that differed from what was sent
  * @param errors       connections lost or failed requests
+ * @param starved      connections that waited through the whole window for an answer that came after it
+ *                     ({@link LoadGenerator.Result#starved}); 0 where the generator cannot tell
  * @param loadgenCpuSeconds the generator's own CPU in the window (NaN if unknown)
  */
 public record Measurement(long messages, long sent, long streams, double seconds, double p50Us, double p90Us,
                           double p99Us, double p999Us, double maxUs, double streamP99Ms, double sendLagP99Us,
-                          long mismatches, long errors, double loadgenCpuSeconds) {
+                          long mismatches, long errors, long starved, double loadgenCpuSeconds) {
     /**
      * @param r         the lab generator's result
      * @param openLoop  whether send lag means anything
@@ -38,7 +40,7 @@ public record Measurement(long messages, long sent, long streams, double seconds
             r.streamNanos().getTotalCount() > 0 ? r.streamNanos().getValueAtPercentile(99) / 1e6 : Double.NaN,
             openLoop && r.sendLagNanos().getTotalCount() > 0 ? r.sendLagNanos().getValueAtPercentile(99) / 1e3
                 : Double.NaN,
-            r.mismatches(), r.errors(), r.cpuSeconds());
+            r.mismatches(), r.errors(), r.starved(), r.cpuSeconds());
     }
 
     /** @return answers per second */

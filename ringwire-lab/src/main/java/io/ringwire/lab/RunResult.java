@@ -39,6 +39,8 @@ package io.ringwire.lab;
  * @param loopIterations  Ringwire only: event-loop iterations in the window
  * @param mismatches      echoed bytes that differed from what was sent
  * @param errors          connection errors or failed requests
+ * @param starved         connections left waiting through the whole window for an answer that came after it
+ *                        (a server that starves some connections while serving the rest; not an error)
  * @param foreignCores    CPU used during the window by processes other than the server and the lab (other work
  *                        on a shared machine), in cores; above {@link #CONTAMINATED_CORES} the run is flagged
  */
@@ -50,7 +52,8 @@ public record RunResult(String workload, String variant, String server, int roun
                         double rssOutsideHeapMiB, double heapPeakMiB, double directPeakMiB, double gcCount,
                         double gcMillis, double allocBytesPerMsg,
                         double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, double bufferRingEmpty,
-                        double loopIterations, long mismatches, long errors, double foreignCores) {
+                        double loopIterations, long mismatches, long errors, long starved,
+                        double foreignCores) {
     /** Foreign CPU load above which a run's figures are not trusted. */
     public static final double CONTAMINATED_CORES = 0.2;
 

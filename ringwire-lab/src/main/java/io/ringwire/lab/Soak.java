@@ -175,11 +175,13 @@ final class Soak {
             for (Map.Entry<String, CompletableFuture<LoadGenerator.Result>> e : running.entrySet()) {
                 LoadGenerator.Result r = e.getValue().join();
                 rates.put(e.getKey(), r.rate());
-                errors += r.errors();
+                // the soak judges one server's reliability: a connection it left unanswered through a whole period is
+                // an error even if the answer came later (the comparison workloads count it apart, as starved)
+                errors += r.errors() + r.starved();
                 mismatches += r.mismatches();
-                if (r.errors() > 0 || r.mismatches() > 0) {
-                    out.printf(Locale.ROOT, "  %s: %d errors, %d mismatches%n", e.getKey(), r.errors(),
-                        r.mismatches());
+                if (r.errors() > 0 || r.starved() > 0 || r.mismatches() > 0) {
+                    out.printf(Locale.ROOT, "  %s: %d errors, %d starved connections, %d mismatches%n", e.getKey(),
+                        r.errors(), r.starved(), r.mismatches());
                 }
             }
         } finally {

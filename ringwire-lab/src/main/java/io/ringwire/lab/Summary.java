@@ -36,7 +36,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                       double directPeakMiB, double gcCount,
                       double gcMillis, double allocBytesPerMsg, double sqesPerEnter, double iovecsPerWrite,
                       double bytesPerRecv,
-                      long mismatches, long errors, List<Double> cpuRuns, String limit) {
+                      long mismatches, long errors, long starved, List<Double> cpuRuns, String limit) {
         /** @return whether every run was clean */
         public boolean clean() {
             return mismatches == 0 && errors == 0;
@@ -90,7 +90,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 median(rs, RunResult::sqesPerEnter),
                 median(rs, RunResult::iovecsPerWrite), median(rs, RunResult::bytesPerRecv),
                 rs.stream().mapToLong(RunResult::mismatches).sum(), rs.stream().mapToLong(RunResult::errors).sum(),
-                cpuRuns, limit(median(rs, RunResult::serverUtil) + median(rs, RunResult::jitUtil),
+                rs.stream().mapToLong(RunResult::starved).sum(), cpuRuns, limit(median(rs, RunResult::serverUtil) + median(rs, RunResult::jitUtil),
                     median(rs, RunResult::loadgenUtil), !Double.isNaN(median(rs, RunResult::offeredRate)))));
         }
         return new Summary(runs.get(0).workload(), runs.get(0).variant(), rows,
@@ -156,14 +156,14 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         StringBuilder b = new StringBuilder();
         b.append("== ").append(workload).append(" · ").append(variant).append(" ==\n");
         b.append(String.format(Locale.ROOT,
-            "%-18s %4s %11s %13s %6s %8s %8s %8s %6s %5s %5s %5s %-10s %6s %6s %6s %6s %5s %6s %5s %4s%n",
+            "%-18s %4s %11s %13s %6s %8s %8s %8s %6s %5s %5s %5s %-10s %6s %6s %6s %6s %5s %6s %5s %4s %6s%n",
             "server", "runs", openLoop() ? "answers/s" : "msgs/s", "min-max", "×ep", "p50 µs", "p99 µs",
             "CPU µs/m", "×ep", "srv", "jit", "lg", "limit", "RSS", "RSS-h", "native", "heap", "GCs", "B/msg", "n",
-            "bad"));
+            "bad", "starved"));
         for (Row r : rows) {
             b.append(String.format(Locale.ROOT,
                 "%-18s %4d %,11.0f %13s %6s %,8.0f %,8.0f %8.2f %6s %5.2f %5.2f %5s %-10s %6.0f %6.0f %6.0f %6.0f "
-                    + "%5.0f %6.0f %5s %4d%n",
+                    + "%5.0f %6.0f %5s %4d %6d%n",
                 r.server(), r.runs(), r.rate(), compact(r.rateMin()) + "-" + compact(r.rateMax()),
                 ratio(r.rateVsEpoll()),
                 r.p50Us(), r.p99Us(), r.cpuUsPerMsg(), ratio(r.cpuVsEpoll()), r.serverUtil(), r.jitUtil(),
@@ -171,7 +171,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 r.peakRssMiB(), r.rssOutsideHeapMiB(), r.nonHeapMiB(), r.heapPeakMiB(), r.gcCount(),
                 r.allocBytesPerMsg(),
                 Double.isNaN(r.sqesPerEnter()) ? "-" : String.format(Locale.ROOT, "%.1f", r.sqesPerEnter()),
-                r.mismatches() + r.errors()));
+                r.mismatches() + r.errors(), r.starved()));
         }
         return b.toString();
     }
@@ -284,6 +284,13 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
             b.append(String.format(Locale.ROOT, "; %d of %d runs had other processes using > %.1f cores of the "
                 + "machine during the window: rerun on a quiet machine before trusting them", contaminatedRuns,
                 totalRuns, RunResult.CONTAMINATED_CORES));
+        }
+        for (Row r : rows) {
+            if (r.starved() > 0) {
+                b.append(String.format(Locale.ROOT, "; %s starved %d connection%s: a message waited through a whole "
+                    + "window and was answered only after it (within %d s; those waits are in its latency figures)",
+                    r.server(), r.starved(), r.starved() == 1 ? "" : "s", LoadGenerator.STARVED_GRACE_SECONDS));
+            }
         }
         if (bad > 0) {
             b.append("; FAILED: ").append(bad).append(" mismatched bytes or errors");

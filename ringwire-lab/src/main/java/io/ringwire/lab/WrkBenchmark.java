@@ -60,7 +60,7 @@ final class WrkBenchmark {
                 Result r = run(program, target.getPort(), connections, depth, script, seconds);
                 edge.run();
                 return new Measurement(r.requests, r.requests, 0, r.seconds, r.p50Us, r.p90Us, r.p99Us, Double.NaN,
-                    r.maxUs, Double.NaN, Double.NaN, 0, r.errors, Double.NaN);
+                    r.maxUs, Double.NaN, Double.NaN, 0, r.errors, 0, Double.NaN);
             } finally {
                 if (script != null) {
                     Files.deleteIfExists(script);

@@ -16,14 +16,14 @@ class SummaryTest {
         double nan = Double.NaN;
         return new RunResult(workload, "v", server, round, 2.0, rate, nan, 10, 20, 30, 40, nan, nan, nan, cpuUsPerMsg,
             0.9, 0.01, 0.5, 100, 80, 40, heap, 1, 0, 0, 64, server.equals("ringwire") ? 8 : nan, nan, nan, nan, nan,
-            mismatches, 0, 0.01);
+            mismatches, 0, 0, 0.01);
     }
 
     /** An open-loop run at 20k msgs/s whose generator was {@code lagUs} late at p99. */
     static RunResult openLoop(String server, int round, double lagUs) {
         double nan = Double.NaN;
         return new RunResult("echo", "v", server, round, 2.0, 20_000, 20_000, 10, 20, 30, 40, nan, nan, lagUs, 17.0,
-            0.35, 0.01, 0.6, 100, 80, 40, 30, 1, 0, 0, 64, nan, nan, nan, nan, nan, 0, 0, 0.01);
+            0.35, 0.01, 0.6, 100, 80, 40, 30, 1, 0, 0, 64, nan, nan, nan, nan, nan, 0, 0, 0, 0.01);
     }
 
     @Test
@@ -42,6 +42,21 @@ class SummaryTest {
             openLoop("netty-epoll", 1, 100))).get(0);
         assertTrue(s.verdict().contains("ringwire-minwait 1.00× netty-epoll's CPU/msg"), s.verdict());
         assertTrue(s.verdict().contains("at a median latency of 10 µs against ringwire's 10"), s.verdict());
+    }
+
+    @Test
+    void starvedConnectionsAreNamedInTheVerdictApartFromErrors() {
+        double nan = Double.NaN;
+        RunResult starving = new RunResult("rpc-backend", "v", "blocking-virtual", 1, 2.0, 10_000, nan, 10, 20, 30,
+            4_200_000, nan, nan, nan, 30, 0.9, 0.01, 0.5, 100, 80, 40, 30, 1, 0, 0, 64, nan, nan, nan, nan, nan, 0,
+            0, 5, 0.01);
+        Summary s = Summary.of(List.of(run("rpc-backend", "netty-epoll", 1, 100, 10.0, 50, 0), starving)).get(0);
+        Summary.Row row = s.row("blocking-virtual");
+        assertEquals(5, row.starved());
+        assertTrue(row.clean(), "a starved connection is answered, its bytes checked: not an error");
+        assertTrue(s.verdict().contains("blocking-virtual starved 5 connections"), s.verdict());
+        assertTrue(!s.verdict().contains("FAILED"), s.verdict());
+        assertTrue(s.table().lines().anyMatch(l -> l.startsWith("blocking-virtual") && l.endsWith(" 5")), s.table());
     }
 
     @Test
@@ -220,7 +235,7 @@ class SummaryTest {
         assertTrue(!quiet.contaminated());
         Summary s = Summary.of(List.of(quiet, new RunResult("echo", "v", "netty-epoll", 1, 2, 100, Double.NaN, 1, 1,
             1, 1, Double.NaN, Double.NaN, Double.NaN, 6, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 64, Double.NaN, Double.NaN,
-            Double.NaN, Double.NaN, Double.NaN, 0, 0, 0.5))).get(0);
+            Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0.5))).get(0);
         assertTrue(s.verdict().contains("1 of 2 runs had other processes using > 0.2 cores"), s.verdict());
     }
 
