@@ -216,11 +216,12 @@ final class Experiment {
     }
 
     static String oneLine(RunResult r) {
-        return String.format(Locale.ROOT, "%,.0f/s, p99 %,.0f µs, server %.2f µs CPU/msg (%.2f cores, JIT %.2f), "
-                + "heap peak %.0f MiB, %d mismatches, %d errors%s; warm-up %.1f s; foreign load %.2f cores%s", r.rate(),
-            r.p99Us(), r.serverCpuUsPerMsg(), r.serverUtil(), r.jitUtil(), r.heapPeakMiB(), r.mismatches(),
-            r.errors(), r.starved() == 0 ? "" : String.format(Locale.ROOT, ", %d connections starved (longest wait "
-                + "%.1f s)", r.starved(), r.maxUs() / 1e6),
+        return String.format(Locale.ROOT, "%,.0f/s, p99 %,.0f µs, server %.2f µs CPU/msg (%.2f cores, JIT %.2f; "
+                + "the lab's JIT %.2f), heap peak %.0f MiB, %d mismatches, %d errors%s; warm-up %.1f s; foreign load "
+                + "%.2f cores%s", r.rate(), r.p99Us(), r.serverCpuUsPerMsg(), r.serverUtil(), r.jitUtil(),
+            r.labJitUtil(), r.heapPeakMiB(), r.mismatches(), r.errors(), r.starved() == 0 ? ""
+                : String.format(Locale.ROOT, ", %d connections starved (longest wait %.1f s)", r.starved(),
+                    r.maxUs() / 1e6),
             r.warmupSeconds(), r.foreignCores(), r.contaminated() ? " (CONTAMINATED)" : "");
     }
 
@@ -239,6 +240,7 @@ final class Experiment {
             double[] lab = new double[2];
             long self = ProcessHandle.current().pid();
             double[] jit = new double[2];
+            double[] labJit = new double[2];
             long[] wall = new long[2];
             int[] edges = {0};
             AtomicReference<Map<String, Double>> stats = new AtomicReference<>(Map.of());
@@ -253,6 +255,7 @@ final class Experiment {
                 // with its finished children: an external generator (redis-benchmark) is the lab's load, not foreign
                 lab[i] = ProcessStats.cpuSecondsWithChildren(self);
                 jit[i] = ProcessStats.jitCpuSeconds(pid);
+                labJit[i] = ProcessStats.jitCpuSeconds(self);
                 wall[i] = System.nanoTime();
                 if (i == 0) {
                     warmup.windowOpened(wall[0]);
@@ -285,7 +288,8 @@ final class Experiment {
                 m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(),
                 m.streams() > 0 ? m.streams() / m.seconds() : Double.NaN, m.streamP99Ms(), m.sendLagP99Us(),
                 m.messages() == 0 ? Double.NaN : serverCpu * 1e6 / m.messages(), serverCpu / window, jitCpu / window,
-                m.loadgenCpuSeconds() / window, ProcessStats.peakRssKiB(pid) / 1024.0,
+                m.loadgenCpuSeconds() / window, (labJit[1] - labJit[0]) / window,
+                ProcessStats.peakRssKiB(pid) / 1024.0,
                 s.getOrDefault("nonHeapCommittedMiB", Double.NaN), s.getOrDefault("rssOutsideHeapMiB", Double.NaN),
                 s.getOrDefault("heapPeakMiB", Double.NaN), s.getOrDefault("directPeakMiB", Double.NaN),
                 s.getOrDefault("gcCount", Double.NaN), s.getOrDefault("gcMillis", Double.NaN),

@@ -21,6 +21,8 @@ package io.ringwire.lab;
  * @param serverUtil      server CPU over the window, in cores, JIT compilers excluded
  * @param jitUtil         the server's JIT compiler threads over the window, in cores (warm-up not yet over if large)
  * @param loadgenUtil     the load generator's CPU over the window, in cores (≈1: it was the limit)
+ * @param labJitUtil      the lab's own JIT compiler threads over the window, in cores: they share the generator's
+ *                        core, so a window where they worked (the lab's code compiling late) delayed its load
  * @param peakRssMiB      server's peak RSS over its life (VmHWM); mostly heap pages, so also a matter of GC timing
  * @param nonHeapMiB      what the server JVM had committed outside the Java heap at the window's end (Native Memory
  *                        Tracking): code, metaspace, threads, GC structures and native buffers such as io_uring rings
@@ -48,7 +50,7 @@ public record RunResult(String workload, String variant, String server, int roun
                         double offeredRate,
                         double p50Us, double p99Us, double p999Us, double maxUs, double streamsPerSec,
                         double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil,
-                        double jitUtil, double loadgenUtil, double peakRssMiB, double nonHeapMiB,
+                        double jitUtil, double loadgenUtil, double labJitUtil, double peakRssMiB, double nonHeapMiB,
                         double rssOutsideHeapMiB, double heapPeakMiB, double directPeakMiB, double gcCount,
                         double gcMillis, double allocBytesPerMsg,
                         double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, double bufferRingEmpty,
