@@ -582,7 +582,6 @@ public final class LoadGenerator {
         private boolean finish() {
             for (Conn c : all) {
                 if (c.starving) {
-                    c.starving = false;
                     lose(c);
                 }
             }
@@ -689,7 +688,8 @@ public final class LoadGenerator {
                     c.starving = false;
                     starving--;
                     starved++;
-                    result.latencyNanos().recordValue(Math.max(1, t - sentAt));
+                    Histogram h = result.latencyNanos(); // a window of a minute or more could wait past its range
+                    h.recordValue(Math.min(h.getHighestTrackableValue(), Math.max(1, t - sentAt)));
                 }
                 if (primed) {
                     if (!config.openLoop()) {
