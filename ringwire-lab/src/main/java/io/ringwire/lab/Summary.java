@@ -90,7 +90,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 median(rs, RunResult::sqesPerEnter),
                 median(rs, RunResult::iovecsPerWrite), median(rs, RunResult::bytesPerRecv),
                 rs.stream().mapToLong(RunResult::mismatches).sum(), rs.stream().mapToLong(RunResult::errors).sum(),
-                rs.stream().mapToLong(RunResult::starved).sum(), cpuRuns, limit(median(rs, RunResult::serverUtil) + median(rs, RunResult::jitUtil),
+                rs.stream().mapToLong(RunResult::starved).sum(), cpuRuns,
+                limit(median(rs, RunResult::serverUtil) + median(rs, RunResult::jitUtil),
                     median(rs, RunResult::loadgenUtil), !Double.isNaN(median(rs, RunResult::offeredRate)))));
         }
         return new Summary(runs.get(0).workload(), runs.get(0).variant(), rows,
