@@ -129,7 +129,12 @@ final class Experiment {
     private final Driver driver;
     private PerConnection perConnection;
     private int primeSize;
+    private String generatorKind;
     private final List<ConnectionCost> connectionCosts = new ArrayList<>();
+    private final List<RunResult> rehearsals = new ArrayList<>();
+
+    /** The generators ({@link #rehearsingGenerator}) that have run in this JVM already. */
+    private static final java.util.Set<String> REHEARSED = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * @param workload its name
@@ -181,6 +186,28 @@ final class Experiment {
         return this;
     }
 
+    /**
+     * Has the first run of this experiment in the lab's JVM preceded by one unmeasured run of its first server when
+     * no experiment has yet run the generator named {@code kind} here: the lab's generators run in its own JVM, on
+     * the core its compiler threads share, and a generator's first measured run otherwise had its code compiled by
+     * C2 inside the window (udp-echo: the lab's JIT 0.03 cores in the first window, 0.00 after; its p99 800 µs against
+     * 406; tls-echo: 0.02, and the fast first-run mode of session 23; docs/benchmarks.md, session 27). The main
+     * generator is rehearsed once for every workload by {@link GeneratorRehearsal} instead. A rehearsal's figures are
+     * not in any table, but its mismatches and errors count in the lab's exit code like any run's.
+     *
+     * @param kind the generator, e.g. {@code udp}
+     * @return this experiment
+     */
+    Experiment rehearsingGenerator(String kind) {
+        this.generatorKind = kind;
+        return this;
+    }
+
+    /** @return the unmeasured rehearsal runs made so far (at most one) */
+    List<RunResult> rehearsals() {
+        return List.copyOf(rehearsals);
+    }
+
     /** @return memory per connection of every run so far (conns workload only; empty otherwise) */
     List<ConnectionCost> connectionCosts() {
         return List.copyOf(connectionCosts);
@@ -199,6 +226,14 @@ final class Experiment {
      */
     List<RunResult> run(Progress progress) throws IOException, InterruptedException {
         List<RunResult> results = new ArrayList<>();
+        if (generatorKind != null && REHEARSED.add(generatorKind)) {
+            Competitor first = settings.servers().get(0);
+            progress.note(String.format(Locale.ROOT, "%s %s · rehearsal (unmeasured: the %s generator's first run in "
+                + "this JVM) · %s", workload, variant, generatorKind, first.label()));
+            RunResult r = runOnce(first, 0);
+            rehearsals.add(r);
+            progress.note("        " + oneLine(r));
+        }
         for (int round = 1; round <= settings.rounds(); round++) {
             List<Competitor> order = new ArrayList<>(settings.servers());
             if (round % 2 == 0) {

@@ -214,7 +214,15 @@ public final class Lab implements Callable<Integer> {
         for (Path p : report.write(common.out)) {
             System.out.println("wrote " + p.toAbsolutePath());
         }
-        return runs.stream().anyMatch(r -> r.mismatches() > 0 || r.errors() > 0) ? 1 : 0;
+        List<RunResult> rehearsals = experiments.stream().flatMap(e -> e.rehearsals().stream()).toList();
+        for (RunResult r : rehearsals) {
+            if (r.mismatches() + r.errors() > 0) {
+                System.out.printf(Locale.ROOT, "FAILED: the unmeasured rehearsal of %s on %s had %d mismatched "
+                    + "bytes and %d errors%n", r.workload(), r.server(), r.mismatches(), r.errors());
+            }
+        }
+        return java.util.stream.Stream.concat(runs.stream(), rehearsals.stream())
+            .anyMatch(r -> r.mismatches() > 0 || r.errors() > 0) ? 1 : 0;
     }
 
     /** What every workload command has: the shared options, and running its experiments. */

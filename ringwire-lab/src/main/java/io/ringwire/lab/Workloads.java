@@ -64,7 +64,8 @@ final class Workloads {
     static Experiment udpEcho(Experiment.Settings s, int clients, int size, int depth) {
         return new Experiment("udp-echo", String.format(Locale.ROOT, "%d clients × %d B × %d in flight", clients,
             size, depth), Protocol.UDP_ECHO, s, (target, warmup, edge) -> Measurement.of(
-                new UdpLoadGenerator(target, clients, size, depth).run(warmup::over, s.seconds(), edge), false));
+                new UdpLoadGenerator(target, clients, size, depth).run(warmup::over, s.seconds(), edge), false))
+            .rehearsingGenerator("udp");
     }
 
     /**
@@ -88,7 +89,8 @@ final class Workloads {
         return new Experiment(name, String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns, size,
             depth), protocol, s, (target, warmup, edge) -> Measurement.of(protocol == Protocol.QUIC
                 ? new QuicLoadGenerator(target, conns, size, depth).run(warmup::over, s.seconds(), edge)
-                : new TlsLoadGenerator(target, conns, size, depth).run(warmup::over, s.seconds(), edge), false));
+                : new TlsLoadGenerator(target, conns, size, depth).run(warmup::over, s.seconds(), edge), false))
+            .rehearsingGenerator(protocol == Protocol.QUIC ? "quic" : "tls");
     }
 
     /** Seed 001's echo over Unix domain sockets: the same load, to a socket file instead of a TCP port. */
@@ -109,7 +111,7 @@ final class Workloads {
         return new Experiment("files", String.format(Locale.ROOT, "%d conns × %s files, regions from a %s", conns,
             Summary.compact(size) + "B", fromChannel ? "FileChannel" : "File"), Protocol.FILES, s,
             (target, warmup, edge) -> Measurement.of(new FileLoadGenerator(target, conns, size, fromChannel)
-                .run(warmup::over, s.seconds(), edge), false));
+                .run(warmup::over, s.seconds(), edge), false)).rehearsingGenerator("files");
     }
 
     /**

@@ -55,6 +55,20 @@ class WorkloadsEndToEndTest {
     }
 
     @Test
+    void aGeneratorsFirstRunInTheJvmIsPrecededByOneUnmeasuredRehearsal() throws Exception {
+        String kind = "test-" + System.nanoTime(); // not yet run in this JVM, whatever ran before
+        Experiment first = Workloads.echo(settings(Competitor.RINGWIRE), 8, 200, 2, 0).rehearsingGenerator(kind);
+        clean(first, 1);
+        assertEquals(1, first.rehearsals().size(), "the generator's first experiment in this JVM");
+        RunResult r = first.rehearsals().get(0);
+        assertEquals(0, r.round(), r::toString);
+        assertEquals(0, r.mismatches() + r.errors(), r::toString);
+        Experiment second = Workloads.echo(settings(Competitor.RINGWIRE), 8, 200, 2, 0).rehearsingGenerator(kind);
+        clean(second, 1);
+        assertEquals(0, second.rehearsals().size(), "the generator has run in this JVM already");
+    }
+
+    @Test
     void rpcBackendCompletesStreams() throws Exception {
         for (RunResult r : clean(Workloads.rpcBackend(settings(Competitor.RINGWIRE, Competitor.BLOCKING_PLATFORM),
             4, 50, 8, 128), 2)) {
