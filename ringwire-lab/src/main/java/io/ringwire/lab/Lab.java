@@ -613,7 +613,7 @@ public final class Lab implements Callable<Integer> {
         description = {"Every workload with its defaults: echo, echo open loop at 20k msgs/s, rpc-backend, "
             + "rpc-frontend, single-stream, domain-echo, udp-echo, files, quic and tls-echo (on the Netty-based "
             + "servers among those chosen), redis (10 and 50 clients), http (256 connections) and the cost model. "
-            + "About 25 minutes with the default 2 rounds."})
+            + "About 30 minutes with the default 2 rounds."})
     static final class All extends WorkloadCommand {
         @Override
         public Integer call() throws Exception {
