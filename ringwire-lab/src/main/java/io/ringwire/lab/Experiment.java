@@ -130,6 +130,8 @@ final class Experiment {
     private PerConnection perConnection;
     private int primeSize;
     private String generatorKind;
+    /** Whether {@link #generatorKind} is rehearsed in the lab's JVM ({@link GeneratorRehearsal}), not on a server. */
+    private boolean rehearsedInProcess;
     private final List<ConnectionCost> connectionCosts = new ArrayList<>();
     private final List<RunResult> rehearsals = new ArrayList<>();
 
@@ -191,15 +193,27 @@ final class Experiment {
      * no experiment has yet run the generator named {@code kind} here: the lab's generators run in its own JVM, on
      * the core its compiler threads share, and a generator's first measured run otherwise had its code compiled by
      * C2 inside the window (udp-echo: the lab's JIT 0.03 cores in the first window, 0.00 after; its p99 800 µs against
-     * 406; tls-echo: 0.02, and the fast first-run mode of session 23; docs/benchmarks.md, session 27). The main
-     * generator is rehearsed once for every workload by {@link GeneratorRehearsal} instead. A rehearsal's figures are
-     * not in any table, but its mismatches and errors count in the lab's exit code like any run's.
+     * 406; tls-echo: 0.02, and the fast first-run mode of session 23; docs/benchmarks.md, session 27). A rehearsal's
+     * figures are not in any table, but its mismatches and errors count in the lab's exit code like any run's.
      *
      * @param kind the generator, e.g. {@code udp}
      * @return this experiment
      */
     Experiment rehearsingGenerator(String kind) {
         this.generatorKind = kind;
+        this.rehearsedInProcess = false;
+        return this;
+    }
+
+    /**
+     * The same for the lab's main generator ({@link LoadGenerator}), which is rehearsed against an echo server in the
+     * lab's own JVM instead ({@link GeneratorRehearsal}: both of its modes, whatever this experiment's is).
+     *
+     * @return this experiment
+     */
+    Experiment rehearsingFrameGenerator() {
+        this.generatorKind = "frames";
+        this.rehearsedInProcess = true;
         return this;
     }
 
@@ -227,12 +241,7 @@ final class Experiment {
     List<RunResult> run(Progress progress) throws IOException, InterruptedException {
         List<RunResult> results = new ArrayList<>();
         if (generatorKind != null && REHEARSED.add(generatorKind)) {
-            Competitor first = settings.servers().get(0);
-            progress.note(String.format(Locale.ROOT, "%s %s · rehearsal (unmeasured: the %s generator's first run in "
-                + "this JVM) · %s", workload, variant, generatorKind, first.label()));
-            RunResult r = runOnce(first, 0);
-            rehearsals.add(r);
-            progress.note("        " + oneLine(r));
+            rehearse(progress);
         }
         for (int round = 1; round <= settings.rounds(); round++) {
             List<Competitor> order = new ArrayList<>(settings.servers());
@@ -248,6 +257,21 @@ final class Experiment {
             }
         }
         return results;
+    }
+
+    /** The generator's first run in this JVM: unmeasured, in process or on the experiment's first server. */
+    private void rehearse(Progress progress) throws IOException, InterruptedException {
+        if (rehearsedInProcess) {
+            progress.note(String.format(Locale.ROOT, "load generator rehearsed against the lab's own echo server "
+                + "(unmeasured, %.1f s)", GeneratorRehearsal.run(settings.generator())));
+            return;
+        }
+        Competitor first = settings.servers().get(0);
+        progress.note(String.format(Locale.ROOT, "%s %s · rehearsal (unmeasured: the %s generator's first run in "
+            + "this JVM) · %s", workload, variant, generatorKind, first.label()));
+        RunResult r = runOnce(first, 0);
+        rehearsals.add(r);
+        progress.note("        " + oneLine(r));
     }
 
     static String oneLine(RunResult r) {

@@ -13,6 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * Runs the lab's load generator unmeasured, closed loop then open loop, against an echo server inside the lab's own
  * JVM, before it measures any server: so that its loop is compiled by C2 with both modes' branches in its profile.
+ * Run once per JVM, before the first experiment that uses that generator ({@link Experiment#rehearsingFrameGenerator}).
  *
  * <p>Without it the first fixed-rate run of a sitting measured the generator's compiler (docs/benchmarks.md, session
  * 27): the server's priming is a closed loop, the fixed-rate run's open-loop branches then trapped the generator's
@@ -81,10 +82,7 @@ final class GeneratorRehearsal {
     private static void echo(Socket s) {
         try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
             s.setTcpNoDelay(true);
-            byte[] buf = new byte[16 * 1024];
-            for (int n; (n = in.read(buf)) > 0; ) {
-                out.write(buf, 0, n);
-            }
+            LabServer.echo(in, out); // the blocking servers' echo
         } catch (IOException e) {
             // the generator closed the connection at the end of its run
         }

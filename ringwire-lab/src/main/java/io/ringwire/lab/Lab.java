@@ -192,9 +192,6 @@ public final class Lab implements Callable<Integer> {
         progress.note(command + "  (" + (ServerProcess.canPin() ? "servers on CPU 1, load generator on CPU 0"
             : "unpinned: one core or no taskset") + ")");
         notes.forEach(progress::note);
-        // the generator's own code compiled before it measures anything (GeneratorRehearsal says why)
-        progress.note(String.format(Locale.ROOT, "load generator rehearsed against the lab's own echo server "
-            + "(unmeasured, %.1f s)", GeneratorRehearsal.run(common.engine())));
         List<RunResult> runs = new ArrayList<>();
         for (Experiment e : experiments) {
             runs.addAll(e.run(progress));

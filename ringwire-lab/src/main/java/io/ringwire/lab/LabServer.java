@@ -283,7 +283,7 @@ public final class LabServer {
      * adaptive allocator grows its reads): bulk streams get large reads, and thousands of mostly idle connections do
      * not hold 64 KiB each (the conns workload).
      */
-    private static void echo(InputStream in, OutputStream out) throws IOException {
+    static void echo(InputStream in, OutputStream out) throws IOException {
         byte[] buf = new byte[8 * 1024];
         int n;
         while ((n = in.read(buf)) > 0) {

@@ -16,7 +16,8 @@ final class Workloads {
         String variant = rate > 0
             ? String.format(Locale.ROOT, "%d conns × %d B at %s msgs/s", conns, size, Summary.compact(rate))
             : String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns, size, depth);
-        Experiment e = new Experiment("echo", variant, Protocol.ECHO, s, Experiment.generator(c, s));
+        Experiment e = new Experiment("echo", variant, Protocol.ECHO, s, Experiment.generator(c, s))
+            .rehearsingFrameGenerator();
         return rate > 0 ? e.primed(size) : e;
     }
 
@@ -43,7 +44,7 @@ final class Workloads {
         LoadGenerator.Config c = new LoadGenerator.Config(conns, size, streams, messages, 0, 1, 1);
         return new Experiment("rpc-backend", String.format(Locale.ROOT, "%d conns × %d streams × %d msgs × %d B%s",
             conns, streams, messages, size, pausing ? ", autoRead off per message" : ""),
-            pausing ? Protocol.PAUSING : Protocol.FRAMES, s, Experiment.generator(c, s));
+            pausing ? Protocol.PAUSING : Protocol.FRAMES, s, Experiment.generator(c, s)).rehearsingFrameGenerator();
     }
 
     /**
@@ -54,7 +55,7 @@ final class Workloads {
         LoadGenerator.Config c = new LoadGenerator.Config(conns, size, 1, 0, rate, streams, batch);
         return new Experiment("rpc-frontend", String.format(Locale.ROOT,
             "%d conns × %d streams, %s msgs/s in batches of %d, %d B", conns, streams, Summary.compact(rate), batch,
-            size), Protocol.FRAMES, s, Experiment.generator(c, s)).primed(size);
+            size), Protocol.FRAMES, s, Experiment.generator(c, s)).primed(size).rehearsingFrameGenerator();
     }
 
     /**
@@ -99,7 +100,7 @@ final class Workloads {
         return new Experiment("domain-echo", String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns,
             size, depth), Protocol.DOMAIN_ECHO, s, (target, warmup, edge) -> Measurement.of(new LoadGenerator(
                 java.net.UnixDomainSocketAddress.of(Protocol.domainSocketPath(target.getPort())), c, s.generator())
-                .run(warmup::over, s.seconds(), edge), false));
+                .run(warmup::over, s.seconds(), edge), false)).rehearsingFrameGenerator();
     }
 
     /**
@@ -129,14 +130,14 @@ final class Workloads {
                     edge);
                 p.connected(r.connectSeconds());
                 return Measurement.of(r, true);
-            }).primed(size).measuringConnections(p);
+            }).primed(size).measuringConnections(p).rehearsingFrameGenerator();
     }
 
     /** Seed 000's single stream: one connection, a flood of frames with a large window. */
     static Experiment singleStream(Experiment.Settings s, int size, int window) {
         LoadGenerator.Config c = LoadGenerator.Config.closed(1, size, window);
         return new Experiment("single-stream", String.format(Locale.ROOT, "1 conn × %d B, window %d", size, window),
-            Protocol.FRAMES, s, Experiment.generator(c, s));
+            Protocol.FRAMES, s, Experiment.generator(c, s)).rehearsingFrameGenerator();
     }
 
     /**
