@@ -59,7 +59,6 @@ final class MeasuredWindow {
         double cpu = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
         Histogram none = new Histogram(1_000_000L, 1);
         return new LoadGenerator.Result(messages, 0, sent, seconds, latency.copy(), none, none, mismatches, errors, 0,
-            cpu,
-            Double.NaN);
+            cpu, Double.NaN);
     }
 }
