@@ -22,9 +22,9 @@ def main(path):
         open_loop = any(r["offeredRate"] is not None for r in s["rows"])
         print(f"### {s['workload']} · {s['variant']}\n")
         print(f"| server | runs | {'answers/s' if open_loop else 'msgs/s'} | min-max | × epoll | p50 µs | p99 µs "
-              "| CPU µs/msg | CPU min-max | CPU × epoll (95 % interval) | server cores | JIT cores | loadgen cores | limit | RSS MiB | non-heap MiB | heap MiB "
+              "| CPU µs/msg | CPU min-max | CPU × epoll (95 % interval) | server cores | JIT cores | loadgen cores | limit | RSS MiB | non-heap MiB | heap peak MiB | heap live MiB "
               "| GCs | alloc B/msg | SQEs/enter | bad | starved |")
-        print("|---|" + "---:|" * 12 + "---|" + "---:|" * 8)
+        print("|---|" + "---:|" * 12 + "---|" + "---:|" * 9)
         for r in s["rows"]:
             print(f"| {r['server']} | {r['runs']} | {fmt(r['rate'])} | {fmt(r['rateMin'])}-{fmt(r['rateMax'])} "
                   f"| {fmt(r['rateVsEpoll'], 2)} | {fmt(r['p50Us'])} | {fmt(r['p99Us'])} | {fmt(r['cpuUsPerMsg'], 2)} "
@@ -32,7 +32,7 @@ def main(path):
                   f"| {fmt(r['cpuVsEpoll'], 2)} ({fmt(r.get('cpuVsEpollLow'), 2)}-{fmt(r.get('cpuVsEpollHigh'), 2)}) "
                   f"| {fmt(r['serverUtil'], 2)} | {fmt(r['jitUtil'], 2)} "
                   f"| {fmt(r['loadgenUtil'], 2)} | {r.get('limit') or '-'} | {fmt(r['peakRssMiB'])} | {fmt(r.get('nonHeapMiB'))} | {fmt(r['heapPeakMiB'])} "
-                  f"| {fmt(r['gcCount'])} | {fmt(r.get('allocBytesPerMsg'))} | {fmt(r['sqesPerEnter'], 1)} | {r['mismatches'] + r['errors']} | {r.get('starved', 0)} |")
+                  f"| {fmt(r.get('liveHeapMiB'))} | {fmt(r['gcCount'])} | {fmt(r.get('allocBytesPerMsg'))} | {fmt(r['sqesPerEnter'], 1)} | {r['mismatches'] + r['errors']} | {r.get('starved', 0)} |")
         print()
     for v in d["verdicts"]:
         print(f"- {v}")

@@ -276,9 +276,9 @@ final class Experiment {
 
     static String oneLine(RunResult r) {
         return String.format(Locale.ROOT, "%,.0f/s, p99 %,.0f µs, server %.2f µs CPU/msg (%.2f cores, JIT %.2f; "
-                + "the lab's JIT %.2f), heap peak %.0f MiB, %d mismatches, %d errors%s; warm-up %.1f s; foreign load "
-                + "%.2f cores%s", r.rate(), r.p99Us(), r.serverCpuUsPerMsg(), r.serverUtil(), r.jitUtil(),
-            r.labJitUtil(), r.heapPeakMiB(), r.mismatches(), r.errors(), r.starved() == 0 ? ""
+                + "the lab's JIT %.2f), heap peak %.0f MiB (live %.0f), %d mismatches, %d errors%s; warm-up %.1f s; "
+                + "foreign load %.2f cores%s", r.rate(), r.p99Us(), r.serverCpuUsPerMsg(), r.serverUtil(), r.jitUtil(),
+            r.labJitUtil(), r.heapPeakMiB(), r.liveHeapMiB(), r.mismatches(), r.errors(), r.starved() == 0 ? ""
                 : String.format(Locale.ROOT, ", %d connections starved (longest wait %.1f s)", r.starved(),
                     r.maxUs() / 1e6),
             r.warmupSeconds(), r.foreignCores(), r.contaminated() ? " (CONTAMINATED)" : "");
@@ -303,6 +303,7 @@ final class Experiment {
             long[] wall = new long[2];
             int[] edges = {0};
             AtomicReference<Map<String, Double>> stats = new AtomicReference<>(Map.of());
+            AtomicReference<Map<String, Double>> live = new AtomicReference<>(Map.of());
             Warmup warmup = new Warmup(settings.warmupSeconds(), settings.maxWarmupSeconds(), pid);
             Measurement m = driver.drive(server.address(), warmup, () -> {
                 int i = Math.min(edges[0]++, 1);
@@ -321,6 +322,7 @@ final class Experiment {
                 }
                 if (i == 1) {
                     stats.set(server.stats());
+                    live.set(server.live()); // a full collection, after the window's figures are taken
                     if (perConnection != null) {
                         try {
                             perConnection.awaitAccepted(server);
@@ -350,7 +352,8 @@ final class Experiment {
                 m.loadgenCpuSeconds() / window, (labJit[1] - labJit[0]) / window,
                 ProcessStats.peakRssKiB(pid) / 1024.0,
                 s.getOrDefault("nonHeapCommittedMiB", Double.NaN), s.getOrDefault("rssOutsideHeapMiB", Double.NaN),
-                s.getOrDefault("heapPeakMiB", Double.NaN), s.getOrDefault("directPeakMiB", Double.NaN),
+                s.getOrDefault("heapPeakMiB", Double.NaN), live.get().getOrDefault("liveHeapMiB", Double.NaN),
+                s.getOrDefault("directPeakMiB", Double.NaN),
                 s.getOrDefault("gcCount", Double.NaN), s.getOrDefault("gcMillis", Double.NaN),
                 m.messages() == 0 ? Double.NaN : s.getOrDefault("allocatedBytes", Double.NaN) / m.messages(),
                 per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),

@@ -104,9 +104,8 @@ final class HtmlReport {
             .append(Html.escape(verdict)).append("</p>\n");
         String[] head = {"server", "runs", s.openLoop() ? "answers/s" : "msgs/s", "min", "max", "×epoll", "p50 µs",
             "p99 µs", "p99.9 µs", "CPU µs/msg", "×epoll", "server cores", "JIT cores", "loadgen cores", "limit",
-            "RSS MiB", "RSS outside heap MiB",
-            "non-heap MiB", "heap MiB", "direct MiB", "GCs", "GC ms", "alloc B/msg", "SQEs/enter", "iovecs/write",
-            "bytes/recv", "mismatches", "errors", "starved"};
+            "RSS MiB", "RSS outside heap MiB", "non-heap MiB", "heap peak MiB", "heap live MiB", "direct MiB", "GCs",
+            "GC ms", "alloc B/msg", "SQEs/enter", "iovecs/write", "bytes/recv", "mismatches", "errors", "starved"};
         b.append("<div class=\"scroll\"><table class=\"results\"><tr>");
         for (String h : head) {
             b.append("<th>").append(Html.escape(h)).append("</th>");
@@ -116,7 +115,7 @@ final class HtmlReport {
             double[] v = {r.runs(), r.rate(), r.rateMin(), r.rateMax(), r.rateVsEpoll(), r.p50Us(), r.p99Us(),
                 r.p999Us(), r.cpuUsPerMsg(), r.cpuVsEpoll(), r.serverUtil(), r.jitUtil(), r.loadgenUtil(),
                 r.peakRssMiB(), r.rssOutsideHeapMiB(),
-                r.nonHeapMiB(), r.heapPeakMiB(), r.directPeakMiB(), r.gcCount(), r.gcMillis(), r.allocBytesPerMsg(),
+                r.nonHeapMiB(), r.heapPeakMiB(), r.liveHeapMiB(), r.directPeakMiB(), r.gcCount(), r.gcMillis(), r.allocBytesPerMsg(),
                 r.sqesPerEnter(), r.iovecsPerWrite(), r.bytesPerRecv(), r.mismatches(), r.errors(), r.starved()};
             b.append("<tr data-server=\"").append(Html.escape(r.server())).append("\"><td>")
                 .append(Html.escape(r.server())).append("</td>");
@@ -143,8 +142,9 @@ final class HtmlReport {
             new double[][] {values(s, Summary.Row::p50Us), values(s, Summary.Row::p99Us),
                 values(s, Summary.Row::p999Us)}, null, true)).append('\n');
         b.append(Charts.grouped("server memory", "MiB", servers,
-            List.of("heap peak", "direct peak", "non-heap committed", "RSS outside heap", "RSS peak"),
-            new double[][] {values(s, Summary.Row::heapPeakMiB), values(s, Summary.Row::directPeakMiB),
+            List.of("heap peak", "heap live", "direct peak", "non-heap committed", "RSS outside heap", "RSS peak"),
+            new double[][] {values(s, Summary.Row::heapPeakMiB), values(s, Summary.Row::liveHeapMiB),
+                values(s, Summary.Row::directPeakMiB),
                 values(s, Summary.Row::nonHeapMiB), values(s, Summary.Row::rssOutsideHeapMiB),
                 values(s, Summary.Row::peakRssMiB)}, null, false)).append('\n');
         SeedFigure seed = SeedFigure.forWorkload(s.workload());

@@ -29,7 +29,10 @@ package io.ringwire.lab;
  * @param rssOutsideHeapMiB the server's resident set outside the Java heap at the window's end
  *                        ({@code /proc/<pid>/smaps} minus the heap's mappings): what the transport, the JIT and the C
  *                        library hold, whatever the collector's sizing
- * @param heapPeakMiB     server's peak heap in use during the window (sampled every 10 ms)
+ * @param heapPeakMiB     server's peak heap in use during the window (sampled every 10 ms): garbage included, so
+ *                        it grows with the rate (more allocated between collections) as much as with what is kept
+ * @param liveHeapMiB     server's heap in use after a full collection at the window's end, the load still on: what
+ *                        it retains under load (outbound queues, cumulations, per-connection state), without garbage
  * @param directPeakMiB   server's peak pooled direct memory (Netty's default allocator) during the window
  * @param gcCount         server's collections during the window
  * @param gcMillis        server's collection time during the window
@@ -51,7 +54,7 @@ public record RunResult(String workload, String variant, String server, int roun
                         double p50Us, double p99Us, double p999Us, double maxUs, double streamsPerSec,
                         double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil,
                         double jitUtil, double loadgenUtil, double labJitUtil, double peakRssMiB, double nonHeapMiB,
-                        double rssOutsideHeapMiB, double heapPeakMiB, double directPeakMiB, double gcCount,
+                        double rssOutsideHeapMiB, double heapPeakMiB, double liveHeapMiB, double directPeakMiB, double gcCount,
                         double gcMillis, double allocBytesPerMsg,
                         double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, double bufferRingEmpty,
                         double loopIterations, long mismatches, long errors, long starved,

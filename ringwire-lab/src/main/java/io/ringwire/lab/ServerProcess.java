@@ -114,8 +114,8 @@ final class ServerProcess implements AutoCloseable {
         try {
             String line;
             while ((line = out.readLine()) != null) {
-                if (line.startsWith("STATS") || line.startsWith("MEMORY") || line.equals("OK")
-                    || line.startsWith("ERROR")) {
+                if (line.startsWith("STATS") || line.startsWith("LIVE") || line.startsWith("MEMORY")
+                    || line.equals("OK") || line.startsWith("ERROR")) {
                     replies.add(line);
                 }
                 // anything else (a server's log line) is read and dropped so the pipe never fills
@@ -170,6 +170,15 @@ final class ServerProcess implements AutoCloseable {
     Map<String, Double> stats() {
         String reply = ask("STATS");
         return reply == null || !reply.startsWith("STATS") ? Map.of() : ServerStats.parse(reply);
+    }
+
+    /**
+     * @return the heap the server has in use after a full collection ({@code liveHeapMiB}); empty if it did not
+     *         answer
+     */
+    Map<String, Double> live() {
+        String reply = ask("LIVE", 60);
+        return reply == null || !reply.startsWith("LIVE") ? Map.of() : ServerStats.parse(reply);
     }
 
     /**

@@ -23,9 +23,11 @@ import java.util.stream.Collectors;
  * in use (sampled every 10 ms, as a monitoring tool would see it), peak pooled direct memory of Netty's default
  * allocator, GC count and time, heap bytes allocated, memory committed outside the heap (Native Memory Tracking),
  * and for Ringwire the loop counters (enters, SQEs, CQEs, writes, iovecs, recvs, bytes, buffer-ring exhaustion,
- * iterations), and the resident set outside the Java heap. {@code MEMORY} answers what is live after a full
- * collection ({@link MemorySnapshot}), for the conns workload. CPU time (the process CPU clock) and the peak RSS the
- * lab reads from outside.
+ * iterations), and the resident set outside the Java heap. {@code LIVE} answers the heap in use after a full
+ * collection ({@code LIVE liveHeapMiB=...}): the lab asks at a window's end, the load still on, so that what a server
+ * retains under load is told apart from the garbage its peak includes. {@code MEMORY} answers what is live after a full collection with a class histogram
+ * ({@link MemorySnapshot}), for the conns workload. CPU time (the process CPU clock) and the peak RSS the lab reads
+ * from outside.
  */
 final class ServerStats {
     private static final long SAMPLE_MILLIS = 10;
@@ -68,6 +70,7 @@ final class ServerStats {
                         System.out.println("OK");
                     }
                     case "STATS" -> System.out.println("STATS " + format(snapshot()));
+                    case "LIVE" -> System.out.println("LIVE " + format(live()));
                     case "MEMORY" -> System.out.println(MemorySnapshot.take().line());
                     default -> System.out.println("ERROR unknown command '" + line + "'");
                 }
@@ -240,6 +243,19 @@ final class ServerStats {
     private static long allocatedBytes() {
         return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
             ? t.getTotalThreadAllocatedBytes() : -1;
+    }
+
+    /**
+     * Collects the whole heap (a full collection: -XX:+ExplicitGCInvokesConcurrent is not among the lab's flags), then
+     * reads what is left in use.
+     *
+     * @return {@code liveHeapMiB}: the heap in use after it
+     */
+    private Map<String, Double> live() {
+        System.gc();
+        Map<String, Double> m = new LinkedHashMap<>();
+        m.put("liveHeapMiB", memory.getHeapMemoryUsage().getUsed() / 1048576.0);
+        return m;
     }
 
     private static long[] counters() {

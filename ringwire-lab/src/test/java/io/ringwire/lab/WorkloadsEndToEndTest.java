@@ -38,6 +38,7 @@ class WorkloadsEndToEndTest {
             assertTrue(r.serverCpuUsPerMsg() > 0, r::toString);
             assertTrue(r.peakRssMiB() > 0, r::toString);
             assertFalse(Double.isNaN(r.heapPeakMiB()), () -> "the server reported its heap: " + r);
+            assertTrue(r.liveHeapMiB() > 0, () -> "the server reported the heap it keeps after a full collection: " + r);
             assertFalse(Double.isNaN(r.gcCount()), r::toString);
             assertTrue(r.allocBytesPerMsg() >= 0, () -> "the server counted its heap allocation: " + r);
             assertTrue(r.nonHeapMiB() > 0, () -> "the server reported its memory outside the heap: " + r);
@@ -118,6 +119,8 @@ class WorkloadsEndToEndTest {
     void singleStreamReportsServerMemory() throws Exception {
         for (RunResult r : clean(Workloads.singleStream(settings(Competitor.RINGWIRE), 1024, 4096), 1)) {
             assertTrue(r.heapPeakMiB() > 0, r::toString);
+            assertTrue(r.liveHeapMiB() < r.heapPeakMiB(),
+                () -> "a full collection leaves less than the peak, which includes garbage: " + r);
             assertTrue(r.iovecsPerWrite() >= 1, r::toString);
         }
     }
