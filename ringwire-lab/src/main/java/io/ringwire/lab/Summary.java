@@ -102,6 +102,13 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
     /** Open loop: a generator whose p99 lateness (median over runs) exceeds this did not keep its schedule. */
     static final double LATE_US = 1000;
 
+    /**
+     * A server whose dearest run spent more than this many times its cheapest run's CPU per message ran in two modes
+     * (single-stream: Netty's native transports now and then fall into a mode 20-30 × dearer), which no noise on these
+     * machines explains (±20 %): its median, and every ratio taken with it, say little until more rounds are run.
+     */
+    static final double MODES_RATIO = 2.0;
+
     /** A side using at least this much of its core is taken as saturated. */
     static final double SATURATED_CORES = 0.9;
 
@@ -293,6 +300,13 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
             b.append(String.format(Locale.ROOT, "; %d of %d runs had other processes using > %.1f cores of the "
                 + "machine during the window: rerun on a quiet machine before trusting them", contaminatedRuns,
                 totalRuns, RunResult.CONTAMINATED_CORES));
+        }
+        for (Row r : rows) {
+            if (r.cpuRuns().size() >= 2 && r.cpuMax() > MODES_RATIO * r.cpuMin()) {
+                b.append(String.format(Locale.ROOT, "; %s's runs differ %.0f× in CPU per message (%.2f-%.2f µs): it ran "
+                    + "in two modes, so its median and every ratio taken with it say little; more rounds tell how "
+                    + "often each mode comes", r.server(), r.cpuMax() / r.cpuMin(), r.cpuMin(), r.cpuMax()));
+            }
         }
         for (Row r : rows) {
             if (r.starved() > 0) {

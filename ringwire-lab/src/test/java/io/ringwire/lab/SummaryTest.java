@@ -233,6 +233,16 @@ class SummaryTest {
     }
 
     @Test
+    void aServerWhoseRunsDifferManyTimesOverIsSaidToHaveRunInTwoModes() {
+        Summary s = Summary.of(List.of(run("single-stream", "ringwire", 1, 1000, 0.8, 20, 0),
+            run("single-stream", "netty-epoll", 1, 40, 24.0, 20, 0), run("single-stream", "netty-epoll", 2, 1000, 0.8,
+                20, 0), run("single-stream", "ringwire", 2, 1000, 1.0, 20, 0))).get(0);
+        assertTrue(s.verdict().contains("; netty-epoll's runs differ 30× in CPU per message (0.80-24.00 µs): it ran in "
+            + "two modes"), s.verdict());
+        assertTrue(!s.verdict().contains("ringwire's runs differ"), "1.25× is noise: " + s.verdict());
+    }
+
+    @Test
     void shouldFlagRunsWithForeignLoad() {
         RunResult quiet = run("echo", "ringwire", 1, 100, 5, 1, 0);
         assertTrue(!quiet.contaminated());
