@@ -217,6 +217,11 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
             c.ratio(), b.server(), c.low(), c.high(), judged);
     }
 
+    private static String memory(String what, Row rw, Row epoll, ToDoubleFunction<Row> f) {
+        return String.format(Locale.ROOT, "%s ringwire %.0f MiB", what, f.applyAsDouble(rw))
+            + (epoll == null ? "" : String.format(Locale.ROOT, " vs netty-epoll %.0f MiB", f.applyAsDouble(epoll)));
+    }
+
     /** @return one sentence: who spent least, how Ringwire compares with epoll, and anything that went wrong */
     public String verdict() {
         StringBuilder b = new StringBuilder(workload).append(" (").append(variant).append("): ");
@@ -271,18 +276,13 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 }
             }
         }
-        if (workload.equals("single-stream") && rw != null) { // seed 000's heap that grew with the stream
+        if (workload.equals("single-stream") && rw != null) { // seed 000's memory that grew with the stream
             Row ep = row(BASELINE);
-            b.append(String.format(Locale.ROOT, "; heap kept under load (after a full collection at the window's end) "
-                + "ringwire %.0f MiB", rw.liveHeapMiB()));
-            if (ep != null) {
-                b.append(String.format(Locale.ROOT, " vs netty-epoll %.0f MiB", ep.liveHeapMiB()));
-            }
-            b.append(String.format(Locale.ROOT, ", heap peak garbage included ringwire %.0f MiB", rw.heapPeakMiB()));
-            if (ep != null) {
-                b.append(String.format(Locale.ROOT, " vs netty-epoll %.0f MiB (it grows with what was allocated "
-                    + "between collections, so with the rate)", ep.heapPeakMiB()));
-            }
+            b.append("; ").append(memory("heap kept under load (after a full collection at the window's end)", rw, ep,
+                    Row::liveHeapMiB))
+                .append(", ").append(memory("pooled direct memory at its peak", rw, ep, Row::directPeakMiB))
+                .append(", ").append(memory("heap peak garbage included", rw, ep, Row::heapPeakMiB))
+                .append(" (the last grows with what was allocated between collections, so with the rate)");
         }
         List<String> generatorBound = rows.stream()
             .filter(r -> r.limit().equals("generator") || r.limit().equals("both")).map(Row::server).toList();
