@@ -105,9 +105,10 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
     /**
      * A server whose dearest run spent more than this many times its cheapest run's CPU per message ran in two modes
      * (single-stream: Netty's native transports now and then fall into a mode 20-30 × dearer), which no noise on these
-     * machines explains (±20 %): its median, and every ratio taken with it, say little until more rounds are run.
+     * machines explains (±20 % typically; 2 × between the extremes of six runs has been seen): its median, and every
+     * ratio taken with it, say little until more rounds are run.
      */
-    static final double MODES_RATIO = 2.0;
+    static final double MODES_RATIO = 3.0;
 
     /** A side using at least this much of its core is taken as saturated. */
     static final double SATURATED_CORES = 0.9;
