@@ -5,11 +5,14 @@
 # softirqs, scheduler), the transport's Java code, Netty's codecs, the rest of Netty, native code. Also the
 # function-call IPIs per request on each CPU (/proc/interrupts, CAL). One JSON line per run.
 #
-#   bench/layers.sh [http|echo] [rounds] > runs.jsonl; python3 bench/layers.py runs.jsonl
+#   bench/layers.sh [http|redis|echo] [rounds] > runs.jsonl; python3 bench/layers.py runs.jsonl
 #   env: SERVERS="ringwire netty-epoll" (the examples' transports; for echo also c-echo_uring c-echo_epoll),
-#        CONNS (http 256, echo 500), SIZE (echo 128), SAMPLE_SECONDS (8), ANCHORS=dir (echo only)
+#        CONNS (http 256, redis 50, echo 500), SIZE (redis 1024, echo 128), SAMPLE_SECONDS (8), ANCHORS=dir (echo),
+#        KEEP=dir (keeps each run's samples per symbol there, <server>-<round>.syms, to look further)
 #
-# http is driven by wrk -t1 (apt-get install wrk) against io.ringwire.examples.HttpHelloServer; echo by the C load
+# http is driven by wrk -t1 (apt-get install wrk) against io.ringwire.examples.HttpHelloServer; redis by
+# redis-benchmark SET (apt-get install redis-tools; seed 003's test) against io.ringwire.examples.RedisServer, its
+# measured run sized from the warm-up's rate to outlast the sampling; echo by the C load
 # generator of the independent yardstick (../shared/anchors/c; optional, as in anchor-crosscheck.sh) against
 # io.ringwire.examples.EchoServer. Each server: fresh JVM pinned to CPU 1 with the lab's flags (Netty may use
 # sun.misc.Unsafe), 10 s of unmeasured load, then SAMPLE_SECONDS sampled in the middle of a longer run; servers alternate
@@ -25,18 +28,25 @@ trap 'rm -rf "$OUT"' EXIT
 case "$KIND" in
   http) command -v wrk >/dev/null || { echo "layers.sh http needs wrk (apt-get install wrk)" >&2; exit 2; }
         CONNS=${CONNS:-256}; MAIN=io.ringwire.examples.HttpHelloServer ;;
+  redis) command -v redis-benchmark >/dev/null \
+          || { echo "layers.sh redis needs redis-benchmark (apt-get install redis-tools)" >&2; exit 2; }
+        CONNS=${CONNS:-50}; SIZE=${SIZE:-1024}; MAIN=io.ringwire.examples.RedisServer ;;
   echo) CONNS=${CONNS:-500}; SIZE=${SIZE:-128}; MAIN=io.ringwire.examples.EchoServer
         cp "${ANCHORS:-../shared/anchors/c}"/{*.c,*.h,Makefile} "$OUT"/ && make -s -C "$OUT" >&2 ;;
-  *) echo "usage: bench/layers.sh [http|echo] [rounds]" >&2; exit 2 ;;
+  *) echo "usage: bench/layers.sh [http|redis|echo] [rounds]" >&2; exit 2 ;;
 esac
 ./ringwire mvn -q -DskipTests -pl ringwire-examples -am package >&2
 # the lab's flags (ServerJvm), and the JIT's symbols written at exit for perf
 JVM_FLAGS=(--enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -XX:+UseG1GC --sun-misc-unsafe-memory-access=allow
   -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit)
 
+RATE=100000 # redis: requests per second of the last run, to size the next one
 load() { # $1 port, $2 seconds: prints requests (or round trips) per second
   if [ "$KIND" = http ]; then
     taskset -c 0 wrk -t1 -c "$CONNS" -d "$2"s "http://127.0.0.1:$1/" | awk '/Requests\/sec/ {print $2}'
+  elif [ "$KIND" = redis ]; then
+    taskset -c 0 redis-benchmark -h 127.0.0.1 -p "$1" -c "$CONNS" -n "$(awk -v r="$RATE" -v s="$2" \
+      'BEGIN { printf "%d", r * s }')" -d "$SIZE" -t set --csv | awk -F'"' '$2 == "SET" {print $4}'
   else
     taskset -c 0 "$OUT/loadgen" --port "$1" --conns "$CONNS" --size "$SIZE" --depth 1 --duration "$2" --warmup 0 \
       2>/dev/null | sed -n 's/.*"rps":\([0-9.]*\).*/\1/p'
@@ -59,7 +69,7 @@ for round in $(seq 1 "$ROUNDS"); do
     esac
     pid=$!
     for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
-    load "$port" 10 >/dev/null
+    RATE=$(load "$port" 10); RATE=${RATE:-100000}
     load "$port" $((SECONDS_SAMPLED + 6)) > "$OUT/rate" &
     lp=$!
     sleep 3
@@ -70,6 +80,7 @@ for round in $(seq 1 "$ROUNDS"); do
     kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
     perf report -i "$OUT/perf.data" --no-children --sort dso,sym -g none --stdio -F sample,dso,sym 2>/dev/null \
       | grep -v '^#' > "$OUT/syms" || true
+    if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$OUT/syms" "$KEEP/$server-$round.syms"; fi
     python3 bench/layers.py --run "$OUT/syms" "$(cat "$OUT/rate")" "$SECONDS_SAMPLED" 1999 \
       "{\"server\":\"$server\",\"round\":$round,\"kind\":\"$KIND\",\"conns\":$CONNS,\"cal_cpu0\":$((c0b - c0a)),\"cal_cpu1\":$((c1b - c1a))}"
   done
