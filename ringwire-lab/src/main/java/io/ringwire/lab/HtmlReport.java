@@ -114,9 +114,9 @@ final class HtmlReport {
         for (Summary.Row r : s.rows()) {
             double[] v = {r.runs(), r.rate(), r.rateMin(), r.rateMax(), r.rateVsEpoll(), r.p50Us(), r.p99Us(),
                 r.p999Us(), r.cpuUsPerMsg(), r.cpuVsEpoll(), r.serverUtil(), r.jitUtil(), r.loadgenUtil(),
-                r.peakRssMiB(), r.rssOutsideHeapMiB(),
-                r.nonHeapMiB(), r.heapPeakMiB(), r.liveHeapMiB(), r.directPeakMiB(), r.gcCount(), r.gcMillis(), r.allocBytesPerMsg(),
-                r.sqesPerEnter(), r.iovecsPerWrite(), r.bytesPerRecv(), r.mismatches(), r.errors(), r.starved()};
+                r.peakRssMiB(), r.rssOutsideHeapMiB(), r.nonHeapMiB(), r.heapPeakMiB(), r.liveHeapMiB(),
+                r.directPeakMiB(), r.gcCount(), r.gcMillis(), r.allocBytesPerMsg(), r.sqesPerEnter(),
+                r.iovecsPerWrite(), r.bytesPerRecv(), r.mismatches(), r.errors(), r.starved()};
             b.append("<tr data-server=\"").append(Html.escape(r.server())).append("\"><td>")
                 .append(Html.escape(r.server())).append("</td>");
             for (int i = 0; i < v.length; i++) {
@@ -144,8 +144,8 @@ final class HtmlReport {
         b.append(Charts.grouped("server memory", "MiB", servers,
             List.of("heap peak", "heap live", "direct peak", "non-heap committed", "RSS outside heap", "RSS peak"),
             new double[][] {values(s, Summary.Row::heapPeakMiB), values(s, Summary.Row::liveHeapMiB),
-                values(s, Summary.Row::directPeakMiB),
-                values(s, Summary.Row::nonHeapMiB), values(s, Summary.Row::rssOutsideHeapMiB),
+                values(s, Summary.Row::directPeakMiB), values(s, Summary.Row::nonHeapMiB),
+                values(s, Summary.Row::rssOutsideHeapMiB),
                 values(s, Summary.Row::peakRssMiB)}, null, false)).append('\n');
         SeedFigure seed = SeedFigure.forWorkload(s.workload());
         if (seed != null) {

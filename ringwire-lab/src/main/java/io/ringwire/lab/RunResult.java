@@ -54,8 +54,8 @@ public record RunResult(String workload, String variant, String server, int roun
                         double p50Us, double p99Us, double p999Us, double maxUs, double streamsPerSec,
                         double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil,
                         double jitUtil, double loadgenUtil, double labJitUtil, double peakRssMiB, double nonHeapMiB,
-                        double rssOutsideHeapMiB, double heapPeakMiB, double liveHeapMiB, double directPeakMiB, double gcCount,
-                        double gcMillis, double allocBytesPerMsg,
+                        double rssOutsideHeapMiB, double heapPeakMiB, double liveHeapMiB, double directPeakMiB,
+                        double gcCount, double gcMillis, double allocBytesPerMsg,
                         double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, double bufferRingEmpty,
                         double loopIterations, long mismatches, long errors, long starved,
                         double foreignCores) {

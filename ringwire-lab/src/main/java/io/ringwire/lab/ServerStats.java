@@ -25,9 +25,9 @@ import java.util.stream.Collectors;
  * and for Ringwire the loop counters (enters, SQEs, CQEs, writes, iovecs, recvs, bytes, buffer-ring exhaustion,
  * iterations), and the resident set outside the Java heap. {@code LIVE} answers the heap in use after a full
  * collection ({@code LIVE liveHeapMiB=...}): the lab asks at a window's end, the load still on, so that what a server
- * retains under load is told apart from the garbage its peak includes. {@code MEMORY} answers what is live after a full collection with a class histogram
- * ({@link MemorySnapshot}), for the conns workload. CPU time (the process CPU clock) and the peak RSS the lab reads
- * from outside.
+ * retains under load is told apart from the garbage its peak includes. {@code MEMORY} answers what is live after a
+ * full collection with a class histogram ({@link MemorySnapshot}), for the conns workload. CPU time (the process CPU
+ * clock) and the peak RSS the lab reads from outside.
  */
 final class ServerStats {
     private static final long SAMPLE_MILLIS = 10;

@@ -169,8 +169,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
             "%-18s %4s %11s %13s %6s %8s %8s %8s %6s %5s %5s %5s %-10s %6s %6s %6s %6s %5s %5s %6s %5s %4s %6s%n",
             "server", "runs", openLoop() ? "answers/s" : "msgs/s", "min-max", "×ep", "p50 µs", "p99 µs",
             "CPU µs/m", "×ep", "srv", "jit", "lg", "limit", "RSS", "RSS-h", "native", "heap", "live", "GCs", "B/msg",
-            "n",
-            "bad", "starved"));
+            "n", "bad", "starved"));
         for (Row r : rows) {
             b.append(String.format(Locale.ROOT,
                 "%-18s %4d %,11.0f %13s %6s %,8.0f %,8.0f %8.2f %6s %5.2f %5.2f %5s %-10s %6.0f %6.0f %6.0f %6.0f "
@@ -304,9 +303,9 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         }
         for (Row r : rows) {
             if (r.cpuRuns().size() >= 2 && r.cpuMax() > MODES_RATIO * r.cpuMin()) {
-                b.append(String.format(Locale.ROOT, "; %s's runs differ %.0f× in CPU per message (%.2f-%.2f µs): it ran "
-                    + "in two modes, so its median and every ratio taken with it say little; more rounds tell how "
-                    + "often each mode comes", r.server(), r.cpuMax() / r.cpuMin(), r.cpuMin(), r.cpuMax()));
+                b.append(String.format(Locale.ROOT, "; %s's runs differ %.0f× in CPU per message (%.2f-%.2f µs): "
+                    + "it ran in two modes, so its median and every ratio taken with it say little; more rounds tell "
+                    + "how often each mode comes", r.server(), r.cpuMax() / r.cpuMin(), r.cpuMin(), r.cpuMax()));
             }
         }
         for (Row r : rows) {

@@ -122,8 +122,8 @@ class SummaryTest {
         assertTrue(rw.cpuVsEpollLow() <= 7.0 / 11.0 && 7.0 / 11.0 <= rw.cpuVsEpollHigh(), rw.toString());
         assertEquals(4, echo.table().lines().count(), echo.table());
         assertTrue(all.get(1).verdict().contains("heap kept under load (after a full collection at the window's end) "
-            + "ringwire 5 MiB vs netty-epoll 15 MiB, pooled direct memory at its peak ringwire 1 MiB vs netty-epoll 1 MiB, "
-            + "heap peak garbage included ringwire 20 MiB vs netty-epoll 60 MiB (the last grows"),
+            + "ringwire 5 MiB vs netty-epoll 15 MiB, pooled direct memory at its peak ringwire 1 MiB vs netty-epoll "
+            + "1 MiB, heap peak garbage included ringwire 20 MiB vs netty-epoll 60 MiB (the last grows"),
             all.get(1).verdict());
         assertEquals(5, all.get(1).row("ringwire").liveHeapMiB());
     }
@@ -238,12 +238,13 @@ class SummaryTest {
         Summary s = Summary.of(List.of(run("single-stream", "ringwire", 1, 1000, 0.8, 20, 0),
             run("single-stream", "netty-epoll", 1, 40, 24.0, 20, 0), run("single-stream", "netty-epoll", 2, 1000, 0.8,
                 20, 0), run("single-stream", "ringwire", 2, 1000, 1.0, 20, 0))).get(0);
-        assertTrue(s.verdict().contains("; netty-epoll's runs differ 30× in CPU per message (0.80-24.00 µs): it ran in "
-            + "two modes"), s.verdict());
+        assertTrue(s.verdict().contains("; netty-epoll's runs differ 30× in CPU per message (0.80-24.00 µs): it ran "
+            + "in two modes"), s.verdict());
         assertTrue(!s.verdict().contains("ringwire's runs differ"), "1.25× is noise: " + s.verdict());
         Summary wide = Summary.of(List.of(run("single-stream", "ringwire", 1, 1000, 0.6, 20, 0),
             run("single-stream", "ringwire", 2, 1000, 1.2, 20, 0))).get(0);
-        assertTrue(!wide.verdict().contains("runs differ"), "2× between two runs has been noise here: " + wide.verdict());
+        assertTrue(!wide.verdict().contains("runs differ"),
+            "2× between two runs has been noise here: " + wide.verdict());
     }
 
     @Test

@@ -38,7 +38,8 @@ class WorkloadsEndToEndTest {
             assertTrue(r.serverCpuUsPerMsg() > 0, r::toString);
             assertTrue(r.peakRssMiB() > 0, r::toString);
             assertFalse(Double.isNaN(r.heapPeakMiB()), () -> "the server reported its heap: " + r);
-            assertTrue(r.liveHeapMiB() > 0, () -> "the server reported the heap it keeps after a full collection: " + r);
+            assertTrue(r.liveHeapMiB() > 0,
+                () -> "the server reported the heap it keeps after a full collection: " + r);
             assertFalse(Double.isNaN(r.gcCount()), r::toString);
             assertTrue(r.allocBytesPerMsg() >= 0, () -> "the server counted its heap allocation: " + r);
             assertTrue(r.nonHeapMiB() > 0, () -> "the server reported its memory outside the heap: " + r);
