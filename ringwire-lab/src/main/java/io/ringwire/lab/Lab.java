@@ -28,11 +28,11 @@ import java.util.concurrent.Callable;
             + "(one event-loop thread unless --threads), blocking-platform and blocking-virtual (a thread per "
             + "connection, seed 004).",
         "",
-        "Without a subcommand it runs the default suite (about 6 minutes on 2 cores): echo 500 conns × 128 B at a "
+        "Without a subcommand it runs the default suite (about 7.5 minutes on 2 cores): echo 500 conns × 128 B at a "
             + "fixed 20k msgs/s (open loop: every server does the same work, so CPU per message and latency compare "
             + "directly; ringwire-minwait, Ringwire with a 200 µs minimum wait, runs beside them there), echo 500 "
-            + "conns × 128 B × 1 at saturation (closed loop), rpc-backend 32 conns × 1000 streams × 32 msgs × 128 "
-            + "B, single-stream 1 KiB with a 16384-message window; all six servers, 2 rounds, 3 s measured after a "
+            + "conns × 128 B × 1 at saturation (closed loop), rpc-backend 32 conns × 1000 streams × 32 msgs × 128 B, "
+            + "single-stream 1 KiB with a 16384-message window; all six servers, 2 rounds, 3 s measured after a "
             + "warm-up of 2-6 s (until the server's JIT compiler threads are quiet).",
         "",
         "Each run: a fresh server pinned to CPU 1 (when there are 2 cores), the load generator on CPU 0, warm-up, "
