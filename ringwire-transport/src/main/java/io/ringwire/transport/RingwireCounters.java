@@ -35,6 +35,8 @@ public final class RingwireCounters {
     long writeBytes;
     long bufferRingExhausted;
     int bufferRingBuffers;
+    long bufferRingShrinks;
+    long bufferRingReleasedBytes;
     long accepts;
     long acceptBackoffs;
     long closeSubmits;
@@ -133,6 +135,8 @@ public final class RingwireCounters {
         @Override public double getIovecsPerWrite() { return c.iovecsPerWrite(); }
         @Override public long getBufferRingExhausted() { return c.bufferRingExhausted; }
         @Override public int getBufferRingBuffers() { return c.bufferRingBuffers; }
+        @Override public long getBufferRingShrinks() { return c.bufferRingShrinks; }
+        @Override public long getBufferRingReleasedBytes() { return c.bufferRingReleasedBytes; }
         @Override public long getAccepts() { return c.accepts; }
         @Override public long getAcceptBackoffs() { return c.acceptBackoffs; }
         @Override public long getCqOverflows() { return c.cqOverflows; }
@@ -218,6 +222,20 @@ public final class RingwireCounters {
      */
     public int bufferRingBuffers() {
         return bufferRingBuffers;
+    }
+
+    /**
+     * @return times the shared ring began shrinking: a ring that grew and then, for
+     *         {@link RingwireIoHandlerConfig#bufferRingShrinkMillis()}, needed no more than a quarter of its buffers in
+     *         any batch of completions keeps twice what it needed; the rest come out as they come back
+     */
+    public long bufferRingShrinks() {
+        return bufferRingShrinks;
+    }
+
+    /** @return bytes of receive-buffer pages the finished shrinks gave back to the system (madvise) */
+    public long bufferRingReleasedBytes() {
+        return bufferRingReleasedBytes;
     }
 
     /**
@@ -368,14 +386,14 @@ public final class RingwireCounters {
     public String toString() {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d bufferRingBuffers=%d "
-                + "accepts=%d "
+                + "bufferRingShrinks=%d bufferRingReleasedBytes=%d accepts=%d "
                 + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d zeroCopySends=%d "
                 + "zeroCopyCopied=%d zeroCopyRefused=%d segmentedSends=%d groBatches=%d sqRefusals=%d "
                 + "dryRingFallbacks=%d minWaits=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
                 + "registrations=%d fixedFiles=%d/%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
-            bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers, accepts,
-            acceptBackoffs,
+            bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers,
+            bufferRingShrinks, bufferRingReleasedBytes, accepts, acceptBackoffs,
             closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused,
             segmentedSends, groBatches, sqRefusals, dryRingFallbacks, minWaits, sendfileBytes, fileRegionCopiedBytes,
             fileRegionMappedBytes, registrations, fixedFiles, fixedFileSlots);

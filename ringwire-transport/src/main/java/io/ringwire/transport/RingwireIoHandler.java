@@ -496,12 +496,54 @@ public final class RingwireIoHandler implements IoHandler {
         list.clear();
         if (recvBuffers != null) {
             recvBuffers.publish();
+            peakBatchReceives = Math.max(peakBatchReceives, receivesLastBatch);
+            if (shrinkUnderWay && !recvBuffers.shrinking()) { // the last buffer above the target came back
+                shrinkUnderWay = false;
+                counters.bufferRingBuffers = recvBuffers.provided();
+                counters.bufferRingReleasedBytes = recvBuffers.releasedBytes();
+            }
+            if ((++drainsSinceShrinkCheck & SHRINK_CHECK_DRAINS) == 0) {
+                maybeShrinkRing();
+            }
         }
         return total;
     }
 
     /** Receives (of every channel) that the last batch of completions carried. */
     private int receivesLastBatch;
+    /** The most receives one batch of completions carried since the ring last looked at what it needed. */
+    private int peakBatchReceives;
+    private int drainsSinceShrinkCheck;
+    private boolean shrinkUnderWay;
+    private long shrinkPeriodStart = System.nanoTime();
+    /** The clock is read once in this many drains (plus one). */
+    private static final int SHRINK_CHECK_DRAINS = 255;
+
+    /**
+     * Once per {@link RingwireIoHandlerConfig#bufferRingShrinkMillis()}: a ring that grew and whose batches of
+     * completions carried no more than a quarter of its buffers' receives shrinks to twice the most one carried (at
+     * least its initial size). A batch of receives is what the kernel takes from the ring between two refills, so the
+     * ring keeps twice what the loop needed; a later burst finds it empty and doubles it again, as at the start.
+     */
+    private void maybeShrinkRing() {
+        long period = TimeUnit.MILLISECONDS.toNanos(config.bufferRingShrinkMillis());
+        long now = System.nanoTime();
+        if (period == 0 || now - shrinkPeriodStart < period) {
+            return;
+        }
+        int needed = peakBatchReceives;
+        shrinkPeriodStart = now;
+        peakBatchReceives = 0;
+        int provided = recvBuffers.provided();
+        if (needed * 4L <= provided && provided > config.initialRingBuffers()) {
+            int target = Math.max(config.initialRingBuffers(),
+                Integer.highestOneBit(Math.max(1, needed * 2 - 1)) << 1);
+            if (target < provided && recvBuffers.shrink(target)) {
+                counters.bufferRingShrinks++;
+                shrinkUnderWay = true;
+            }
+        }
+    }
 
     /**
      * @return whether the loop's last batch of completions carried few receives: few connections are busy, and one

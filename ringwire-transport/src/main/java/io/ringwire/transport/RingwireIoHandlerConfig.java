@@ -11,7 +11,7 @@ import io.netty.util.internal.SystemPropertyUtil;
  * {@code ringwire.maxBytesPerWrite}, {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd},
  * {@code ringwire.directReceive}, {@code ringwire.singleIssuer}, {@code ringwire.noSqArray},
  * {@code ringwire.multishotRecv}, {@code ringwire.bufferRing}, {@code ringwire.fixedFiles},
- * {@code ringwire.minWaitMicros}.
+ * {@code ringwire.minWaitMicros}, {@code ringwire.bufferRingShrinkMillis}.
  *
  * <p>Every optional io_uring feature Ringwire uses can be turned off here, to work around a kernel bug or to measure
  * what it brings; the transport's echo tests run with each one off.
@@ -61,13 +61,20 @@ import io.netty.util.internal.SystemPropertyUtil;
  *                           minimum rarely collects a second one and costs more than it saves. Needs
  *                           IORING_FEAT_MIN_TIMEOUT (Linux 6.12); without it, ignored with a log line. Scheduled tasks
  *                           still run on time
+ * @param bufferRingShrinkMillis how often a classic ring that grew looks at what it needed (default 10,000; 0: it
+ *                           never shrinks): when no batch of completions in that time carried more than a quarter of
+ *                           its buffers' receives, it shrinks to twice the most any batch carried (at least
+ *                           {@code initialBufferRingEntries}) and gives the rest's pages back to the system, so a burst
+ *                           (connections set up together, a bulk transfer) does not leave its buffers resident for
+ *                           the loop's life
  */
 public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries,
                                       int initialBufferRingEntries, int bufferSize,
                                       boolean incrementalBuffers, int iovecCapacity, int maxBytesPerWrite,
                                       boolean deferTaskrun, boolean registerRingFd, boolean directReceive,
                                       boolean singleIssuer, boolean noSqArray, boolean multishotRecv,
-                                      boolean bufferRing, int fixedFiles, int minWaitMicros) {
+                                      boolean bufferRing, int fixedFiles, int minWaitMicros,
+                                      int bufferRingShrinkMillis) {
     /** Receive buffers with incremental consumption: few and large. */
     static final int INCREMENTAL_ENTRIES = 64;
     static final int INCREMENTAL_SIZE = 64 * 1024;
@@ -94,6 +101,10 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         if (minWaitMicros < 0) {
             throw new IllegalArgumentException("minWaitMicros must be positive, or 0 for none: minWaitMicros="
                 + minWaitMicros);
+        }
+        if (bufferRingShrinkMillis < 0) {
+            throw new IllegalArgumentException("bufferRingShrinkMillis must be positive, or 0 for never: "
+                + "bufferRingShrinkMillis=" + bufferRingShrinkMillis);
         }
         if (bufferRingEntries != 0 && (Integer.bitCount(bufferRingEntries) != 1 || bufferRingEntries > 32768)) {
             throw new IllegalArgumentException("bufferRingEntries must be a power of two up to 32768, or 0 for the "
@@ -158,6 +169,7 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         private boolean bufferRing = SystemPropertyUtil.getBoolean("ringwire.bufferRing", true);
         private int fixedFiles = SystemPropertyUtil.getInt("ringwire.fixedFiles", 16384);
         private int minWaitMicros = SystemPropertyUtil.getInt("ringwire.minWaitMicros", 0);
+        private int bufferRingShrinkMillis = SystemPropertyUtil.getInt("ringwire.bufferRingShrinkMillis", 10_000);
 
         private Builder() { }
 
@@ -263,11 +275,21 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
             return this;
         }
 
+        /**
+         * @param v how often a ring that grew looks at what it needed and shrinks, in milliseconds; 0: never
+         * @return this
+         */
+        public Builder bufferRingShrinkMillis(int v) {
+            bufferRingShrinkMillis = v;
+            return this;
+        }
+
         /** @return the config */
         public RingwireIoHandlerConfig build() {
             return new RingwireIoHandlerConfig(ringEntries, cqEntries, bufferRingEntries, initialBufferRingEntries,
                 bufferSize, incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd,
-                directReceive, singleIssuer, noSqArray, multishotRecv, bufferRing, fixedFiles, minWaitMicros);
+                directReceive, singleIssuer, noSqArray, multishotRecv, bufferRing, fixedFiles, minWaitMicros,
+                bufferRingShrinkMillis);
         }
     }
 }

@@ -54,6 +54,12 @@ public interface RingwireLoopMXBean {
     /** @return buffers in the provided-buffer ring now */
     int getBufferRingBuffers();
 
+    /** @return times the provided-buffer ring began shrinking after a burst */
+    long getBufferRingShrinks();
+
+    /** @return bytes of receive-buffer pages the shrinks gave back to the system */
+    long getBufferRingReleasedBytes();
+
     /** @return connections accepted */
     long getAccepts();
 

@@ -24,7 +24,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * <p>Memory: the buffers are one anonymous private mapping, so a page costs resident memory only once the kernel
  * or the owner writes to it. A ring made with {@link #registerGrowable} starts with a few of its buffers in use and
  * {@link #grow()}s by doubling (typically when a receive finds it empty), so a quiet loop keeps a few pages resident
- * instead of every buffer (a ring hands buffers out first-in first-out, which would touch them all in time).
+ * instead of every buffer (a ring hands buffers out first-in first-out, which would touch them all in time). After a
+ * burst it can {@link #shrink} again: the buffers above the new size are kept out of the ring as they come back, and
+ * once all have, their pages go back to the system ({@code madvise(MADV_DONTNEED)}).
  *
  * <p>Incremental consumption [6.12] ({@code IOU_PBUF_RING_INC}): a completion uses only the bytes it received and
  * the rest of the buffer stays at the ring's head for the next one (CQE flag {@code IORING_CQE_F_BUF_MORE}), so a
@@ -69,6 +71,13 @@ public final class BufferRing implements AutoCloseable {
     private boolean closed;
     private final boolean incremental;
     private final int[] consumed;
+    /** While shrinking: buffers with this id or above are kept out of the ring as they come back; else MAX_VALUE. */
+    private int shrinkTo = Integer.MAX_VALUE;
+    /** While shrinking: buffers at or above {@link #shrinkTo} not yet back. */
+    private int stillOut;
+    /** While shrinking: which of them are back (kept out of the ring). */
+    private final boolean[] parked;
+    private long releasedBytes;
 
     private BufferRing(IoUring ring, short groupId, int entries, int bufferSize, boolean incremental, int initial)
         throws NativeIoException {
@@ -89,6 +98,7 @@ public final class BufferRing implements AutoCloseable {
                 + ", entries=" + entries);
         }
         this.consumed = new int[entries];
+        this.parked = new boolean[entries];
         this.arena = Arena.ofShared();
         this.buffersLength = (long) entries * bufferSize;
         // pages untouched until used (an Arena allocation would zero, and so commit, every one of them)
@@ -163,6 +173,22 @@ public final class BufferRing implements AutoCloseable {
      * @return false if every buffer was in use already
      */
     public boolean grow() {
+        if (shrinkTo != Integer.MAX_VALUE) { // it shrank too far: the buffers kept out so far go back in first
+            boolean any = false;
+            for (int bid = shrinkTo; bid < provided; bid++) {
+                if (parked[bid]) {
+                    parked[bid] = false;
+                    add(bid);
+                    any = true;
+                }
+            }
+            shrinkTo = Integer.MAX_VALUE;
+            stillOut = 0;
+            if (any || provided == entries) {
+                publish();
+                return any;
+            }
+        }
         if (provided == entries) {
             return false;
         }
@@ -178,6 +204,53 @@ public final class BufferRing implements AutoCloseable {
     /** @return buffers in use: handed to the kernel at least once ({@link #entries()} unless the ring grows) */
     public int provided() {
         return provided;
+    }
+
+    /**
+     * Starts shrinking a ring made with {@link #registerGrowable} to its first {@code target} buffers: from now on
+     * the buffers with higher ids are kept out of the ring as they come back ({@link #release}, {@link #recycle}), and
+     * when the last of them is back, {@link #provided()} becomes {@code target} and their pages go back to the system.
+     * A ring hands its buffers out first-in first-out, so those in it now come back once as many receives have used
+     * the ring. {@link #grow()} meanwhile puts the ones kept out back first. Call on the ring's owning thread.
+     *
+     * @param target buffers to keep, at least 1
+     * @return false (and nothing changes) if the ring consumes incrementally, is shrinking already, or has no more than
+     *         {@code target} buffers
+     */
+    public boolean shrink(int target) {
+        if (incremental || shrinkTo != Integer.MAX_VALUE || target < 1 || target >= provided) {
+            return false;
+        }
+        shrinkTo = target;
+        stillOut = provided - target;
+        return true;
+    }
+
+    /** @return whether a {@link #shrink} is under way */
+    public boolean shrinking() {
+        return shrinkTo != Integer.MAX_VALUE;
+    }
+
+    /** @return bytes of buffer pages given back to the system by the shrinks that finished */
+    public long releasedBytes() {
+        return releasedBytes;
+    }
+
+    /** A buffer above the shrink's target came back: it stays out; the last one back ends the shrink. */
+    private void park(int bid) {
+        parked[bid] = true;
+        if (--stillOut > 0) {
+            return;
+        }
+        long align = Libc.pageSize(); // whole pages only: one shared with a buffer kept stays
+        long from = (address(shrinkTo) + align - 1) & -align;
+        long to = address(provided) & -align;
+        if (to > from && Libc.madvise(from, to - from, Libc.MADV_DONTNEED) == 0) {
+            releasedBytes += to - from;
+        }
+        java.util.Arrays.fill(parked, shrinkTo, provided, false);
+        provided = shrinkTo;
+        shrinkTo = Integer.MAX_VALUE;
     }
 
     /**
@@ -224,7 +297,11 @@ public final class BufferRing implements AutoCloseable {
             return;
         }
         consumed[bid] = 0;
-        add(bid); // taken and returned in one step: outstanding() does not change
+        if (bid >= shrinkTo) {
+            park(bid);
+        } else {
+            add(bid); // taken and returned in one step: outstanding() does not change
+        }
         returned++;
     }
 
@@ -286,7 +363,11 @@ public final class BufferRing implements AutoCloseable {
         if (bid < 0 || bid >= provided) {
             throw new IllegalArgumentException("no such buffer: bid=" + bid + ", in use=" + provided);
         }
-        add(bid);
+        if (bid >= shrinkTo) {
+            park(bid);
+        } else {
+            add(bid);
+        }
         outstanding--;
         returned++;
     }

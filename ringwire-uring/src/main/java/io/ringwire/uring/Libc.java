@@ -54,6 +54,20 @@ public final class Libc {
         static final MethodHandle H = downcall("munmap",
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), CAPTURE_ERRNO);
     }
+    private static final class PageSize {
+        static final int SIZE;
+        static {
+            try {
+                SIZE = (int) downcall("getpagesize", FunctionDescriptor.of(JAVA_INT)).invokeExact();
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+    }
+    private static final class Madvise {
+        static final MethodHandle H = downcall("madvise",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT), CAPTURE_ERRNO);
+    }
     private static final class Close {
         static final MethodHandle H = downcall("close",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
@@ -306,6 +320,31 @@ public final class Libc {
         MemorySegment capture = THREAD_CAPTURE.get();
         try {
             return result((int) Munmap.H.invokeExact(capture, address, length), capture);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** @return the system's page size, {@code getpagesize()} */
+    public static int pageSize() {
+        return PageSize.SIZE;
+    }
+
+    /** {@code MADV_DONTNEED}: the pages go back to the system; a private anonymous page reads as zeros after. */
+    public static final int MADV_DONTNEED = 4;
+
+    /**
+     * {@code madvise(addr, length, advice)}.
+     *
+     * @param address page-aligned start
+     * @param length  bytes
+     * @param advice  {@code MADV_*}
+     * @return 0 or {@code -errno}
+     */
+    public static int madvise(long address, long length, int advice) {
+        MemorySegment capture = THREAD_CAPTURE.get();
+        try {
+            return result((int) Madvise.H.invokeExact(capture, address, length, advice), capture);
         } catch (Throwable t) {
             throw rethrow(t);
         }
