@@ -233,6 +233,23 @@ class SummaryTest {
         assertTrue(ProcessStats.machineBusySeconds() > 0);
     }
 
+    /** A closed-loop run in which the server and the generator each used {@code cores} of their cores. */
+    static RunResult saturated(String server, double cores) {
+        double nan = Double.NaN;
+        return new RunResult("echo", "v", server, 1, 2.0, 200_000, nan, 10, 20, 30, 40, nan, nan, nan, 5.0,
+            cores, 0.01, cores, 0, 100, 80, 40, 30, 8, 1, 0, 0, 64, nan, nan, nan, nan, nan, 0, 0, 0, 0.01);
+    }
+
+    @Test
+    void whenBothSidesAreSaturatedTheVerdictSaysCpuPerMessageIsTheCoreOverTheRate() {
+        Summary both = Summary.of(List.of(saturated("netty-epoll", 0.95), saturated("ringwire", 0.97))).get(0);
+        assertTrue(both.verdict().contains("; both sides used ≥ 0.9 of their cores against netty-epoll, ringwire: the "
+            + "rate is the pair's"), both.verdict());
+        assertTrue(!both.verdict().contains("CPU/msg still compares"), both.verdict());
+        Summary serverBound = Summary.of(List.of(run("echo", "netty-epoll", 1, 100, 10.0, 50, 0))).get(0);
+        assertTrue(!serverBound.verdict().contains("both sides"), "the generator had room: " + serverBound.verdict());
+    }
+
     @Test
     void aServerWhoseRunsDifferManyTimesOverIsSaidToHaveRunInTwoModes() {
         Summary s = Summary.of(List.of(run("single-stream", "ringwire", 1, 1000, 0.8, 20, 0),
