@@ -16,8 +16,7 @@ class SummaryTest {
         double nan = Double.NaN;
         return new RunResult(workload, "v", server, round, 2.0, rate, nan, 10, 20, 30, 40, nan, nan, nan, cpuUsPerMsg,
             0.9, 0.01, 0.5, 0, 100, 80, 40, heap, heap / 4, 1, 0, 0, 64, server.equals("ringwire") ? 8 : nan, nan, nan,
-            nan, nan,
-            mismatches, 0, 0, 0.01);
+            nan, nan, mismatches, 0, 0, 0.01);
     }
 
     /** An open-loop run at 20k msgs/s whose generator was {@code lagUs} late at p99. */
