@@ -24,7 +24,9 @@ SERVERS=(${SERVERS:-ringwire netty-epoll})
 JAVA=$(./ringwire help | sed -n 's/^JDK: //p')/bin/java
 command -v perf >/dev/null || { echo "layers.sh needs perf (apt-get install linux-perf)" >&2; exit 2; }
 OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
+pid=""; lp=""
+# a step that fails (set -e) must not leave a server pinned to CPU 1, or its load, running
+trap 'kill $pid $lp 2>/dev/null; rm -rf "$OUT"' EXIT
 case "$KIND" in
   http) command -v wrk >/dev/null || { echo "layers.sh http needs wrk (apt-get install wrk)" >&2; exit 2; }
         CONNS=${CONNS:-256}; MAIN=io.ringwire.examples.HttpHelloServer ;;
@@ -78,6 +80,7 @@ for round in $(seq 1 "$ROUNDS"); do
     read -r c0b c1b < <(cal)
     wait "$lp"
     kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+    pid=""; lp=""
     perf report -i "$OUT/perf.data" --no-children --sort dso,sym -g none --stdio -F sample,dso,sym 2>/dev/null \
       | grep -v '^#' > "$OUT/syms" || true
     if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$OUT/syms" "$KEEP/$server-$round.syms"; fi

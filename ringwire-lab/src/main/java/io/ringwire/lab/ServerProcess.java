@@ -168,8 +168,7 @@ final class ServerProcess implements AutoCloseable {
 
     /** @return what the server saw since {@link #resetStats()}; empty if it did not answer */
     Map<String, Double> stats() {
-        String reply = ask("STATS");
-        return reply == null || !reply.startsWith("STATS") ? Map.of() : ServerStats.parse(reply);
+        return values("STATS", 10);
     }
 
     /**
@@ -177,8 +176,13 @@ final class ServerProcess implements AutoCloseable {
      *         answer
      */
     Map<String, Double> live() {
-        String reply = ask("LIVE", 60);
-        return reply == null || !reply.startsWith("LIVE") ? Map.of() : ServerStats.parse(reply);
+        return values("LIVE", 60); // a full collection: seconds on a large heap
+    }
+
+    /** @return the {@code key=value} figures of the server's reply to {@code command}; empty if it did not answer */
+    private Map<String, Double> values(String command, int seconds) {
+        String reply = ask(command, seconds);
+        return reply == null || !reply.startsWith(command) ? Map.of() : ServerStats.parse(reply);
     }
 
     /**

@@ -90,6 +90,8 @@ public final class RingwireIoHandler implements IoHandler {
     private final RingwireIoHandlerConfig config;
     /** {@link RingwireIoHandlerConfig#minWaitMicros()} where the kernel has it, else 0. */
     private final int minWaitMicros;
+    /** {@link RingwireIoHandlerConfig#bufferRingShrinkMillis()}; 0: the ring never shrinks. */
+    private final long shrinkPeriodNanos;
     private final IoUring ring;
     private final SubmissionQueue sq;
     private final CompletionQueue cq;
@@ -166,6 +168,7 @@ public final class RingwireIoHandler implements IoHandler {
         boolean minTimeout = (r.features() & IoUringConstants.IORING_FEAT_MIN_TIMEOUT) != 0;
         this.minWaitMicros = minTimeout ? config.minWaitMicros() : 0;
         this.minWaitWindowNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), 16_000L * minWaitMicros);
+        this.shrinkPeriodNanos = TimeUnit.MILLISECONDS.toNanos(config.bufferRingShrinkMillis());
         if (config.minWaitMicros() > 0 && !minTimeout && !minWaitFallbackLogged) {
             minWaitFallbackLogged = true;
             logger.info("minWaitMicros={} ignored: this kernel has no IORING_FEAT_MIN_TIMEOUT (Linux 6.12); every "
@@ -496,14 +499,15 @@ public final class RingwireIoHandler implements IoHandler {
         list.clear();
         if (recvBuffers != null) {
             recvBuffers.publish();
-            peakBatchReceives = Math.max(peakBatchReceives, receivesLastBatch);
-            if (shrinkUnderWay && !recvBuffers.shrinking()) { // the last buffer above the target came back
-                shrinkUnderWay = false;
+            if (counters.bufferRingBuffers != recvBuffers.provided()) { // it grew, or a shrink ended in this batch
                 counters.bufferRingBuffers = recvBuffers.provided();
                 counters.bufferRingReleasedBytes = recvBuffers.releasedBytes();
             }
-            if ((++drainsSinceShrinkCheck & SHRINK_CHECK_DRAINS) == 0) {
-                maybeShrinkRing();
+            if (shrinkPeriodNanos > 0) {
+                peakBatchReceives = Math.max(peakBatchReceives, receivesLastBatch);
+                if ((++drainsSinceShrinkCheck & SHRINK_CHECK_DRAINS) == 0) {
+                    maybeShrinkRing();
+                }
             }
         }
         return total;
@@ -514,7 +518,6 @@ public final class RingwireIoHandler implements IoHandler {
     /** The most receives one batch of completions carried since the ring last looked at what it needed. */
     private int peakBatchReceives;
     private int drainsSinceShrinkCheck;
-    private boolean shrinkUnderWay;
     private long shrinkPeriodStart = System.nanoTime();
     /** The clock is read once in this many drains (plus one). */
     private static final int SHRINK_CHECK_DRAINS = 255;
@@ -526,9 +529,8 @@ public final class RingwireIoHandler implements IoHandler {
      * ring keeps twice what the loop needed; a later burst finds it empty and doubles it again, as at the start.
      */
     private void maybeShrinkRing() {
-        long period = TimeUnit.MILLISECONDS.toNanos(config.bufferRingShrinkMillis());
         long now = System.nanoTime();
-        if (period == 0 || now - shrinkPeriodStart < period) {
+        if (now - shrinkPeriodStart < shrinkPeriodNanos) {
             return;
         }
         int needed = peakBatchReceives;
@@ -540,7 +542,6 @@ public final class RingwireIoHandler implements IoHandler {
                 Integer.highestOneBit(Math.max(1, needed * 2 - 1)) << 1);
             if (target < provided && recvBuffers.shrink(target)) {
                 counters.bufferRingShrinks++;
-                shrinkUnderWay = true;
             }
         }
     }
@@ -737,8 +738,7 @@ public final class RingwireIoHandler implements IoHandler {
             return true; // one empty ring ends many receives in the same batch: it doubles once for all of them
         }
         if (recvBuffers.grow()) {
-            grewThisDrain = true;
-            counters.bufferRingBuffers = recvBuffers.provided();
+            grewThisDrain = true; // counters.bufferRingBuffers follows at the batch's end
             return true;
         }
         if (!dryRingWarned) {

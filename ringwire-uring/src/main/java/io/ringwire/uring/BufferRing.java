@@ -3,6 +3,7 @@ package io.ringwire.uring;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 
 import static io.ringwire.uring.IoUringConstants.IORING_CQE_F_BUF_MORE;
 import static io.ringwire.uring.IoUringConstants.IORING_REGISTER_PBUF_RING;
@@ -248,7 +249,7 @@ public final class BufferRing implements AutoCloseable {
         if (to > from && Libc.madvise(from, to - from, Libc.MADV_DONTNEED) == 0) {
             releasedBytes += to - from;
         }
-        java.util.Arrays.fill(parked, shrinkTo, provided, false);
+        Arrays.fill(parked, shrinkTo, provided, false);
         provided = shrinkTo;
         shrinkTo = Integer.MAX_VALUE;
     }
