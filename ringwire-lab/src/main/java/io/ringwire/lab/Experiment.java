@@ -345,7 +345,7 @@ final class Experiment {
             double foreign = Math.max(0, (machine[1] - machine[0]) - (cpu[1] - cpu[0]) - (lab[1] - lab[0])) / window;
             return new RunResult(workload, variant, competitor.label(), round, primeSeconds + warmup.seconds(),
                 m.rate(),
-                Double.isNaN(m.sendLagP99Us()) ? Double.NaN : m.sent() / m.seconds(),
+                m.offeredRate(),
                 m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(),
                 m.streams() > 0 ? m.streams() / m.seconds() : Double.NaN, m.streamP99Ms(), m.sendLagP99Us(),
                 m.messages() == 0 ? Double.NaN : serverCpu * 1e6 / m.messages(), serverCpu / window, jitCpu / window,

@@ -572,7 +572,9 @@ public final class Lab implements Callable<Integer> {
             + "keep-alive; Debian's wrk, installed with apt-get when run as root, else this workload is skipped with "
             + "a note): Netty's HTTP codec on the Netty servers, a minimal request reader on the blocking ones. "
             + "Requests/s, latency percentiles (wrk's, per request or per pipelined batch) and server CPU per "
-            + "request."})
+            + "request. At wrk's full speed the server and wrk each take about a core, and a server's CPU per request "
+            + "is then its core over the rate the pair reached; --rate paces wrk to a fixed load, where the servers' "
+            + "own costs compare."})
     static final class Http extends WorkloadCommand {
         @Option(names = "--conns", split = ",", defaultValue = "64,256,1024", description = "wrk connections, a "
             + "list (default: ${DEFAULT-VALUE})")
@@ -582,11 +584,17 @@ public final class Lab implements Callable<Integer> {
             + "list; 1 is no pipelining (default: ${DEFAULT-VALUE})")
         List<Integer> pipeline;
 
+        @Option(names = "--rate", defaultValue = "0", description = "requests per second over all connections: each "
+            + "connection pauses before each write (wrk's delay hook, calibrated in three one-second runs after the "
+            + "warm-up) so that together they offer this load; 0: as fast as the server answers (default: "
+            + "${DEFAULT-VALUE})")
+        double rate;
+
         @Override
         public Integer call() throws Exception {
             List<String> notes = new ArrayList<>();
-            return run(Workloads.http(common.httpSettings(common.settings()), conns, pipeline, notes::add), notes,
-                false);
+            Experiment.Settings s = rate > 0 ? common.fixedLoadSettings() : common.settings();
+            return run(Workloads.http(common.httpSettings(s), conns, pipeline, rate, notes::add), notes, false);
         }
     }
 
@@ -631,7 +639,7 @@ public final class Lab implements Callable<Integer> {
                 e.add(Workloads.tlsEcho(s.withServers(netty), 64, 1024, 4));
             }
             e.addAll(Workloads.redis(s, "set", List.of(10, 50), 1024, notes::add));
-            e.addAll(Workloads.http(common.httpSettings(s), List.of(256), List.of(1), notes::add));
+            e.addAll(Workloads.http(common.httpSettings(s), List.of(256), List.of(1), 0, notes::add));
             return run(e, notes, true);
         }
     }

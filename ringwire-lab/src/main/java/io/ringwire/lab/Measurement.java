@@ -21,10 +21,12 @@ import org.HdrHistogram.Histogram;
  * @param starved      connections that waited through the whole window for an answer that came after it
  *                     ({@link LoadGenerator.Result#starved}); 0 where the generator cannot tell
  * @param loadgenCpuSeconds the generator's own CPU in the window (NaN if unknown)
+ * @param offeredRate  messages per second the load was offered at: the lab's open loop, or a paced wrk; NaN when
+ *                     the generator sent as fast as the server answered
  */
 public record Measurement(long messages, long sent, long streams, double seconds, double p50Us, double p90Us,
                           double p99Us, double p999Us, double maxUs, double streamP99Ms, double sendLagP99Us,
-                          long mismatches, long errors, long starved, double loadgenCpuSeconds) {
+                          long mismatches, long errors, long starved, double loadgenCpuSeconds, double offeredRate) {
     /**
      * @param r         the lab generator's result
      * @param openLoop  whether send lag means anything
@@ -40,7 +42,8 @@ public record Measurement(long messages, long sent, long streams, double seconds
             r.streamNanos().getTotalCount() > 0 ? r.streamNanos().getValueAtPercentile(99) / 1e6 : Double.NaN,
             openLoop && r.sendLagNanos().getTotalCount() > 0 ? r.sendLagNanos().getValueAtPercentile(99) / 1e3
                 : Double.NaN,
-            r.mismatches(), r.errors(), r.starved(), r.cpuSeconds());
+            r.mismatches(), r.errors(), r.starved(), r.cpuSeconds(),
+            openLoop && r.sendLagNanos().getTotalCount() > 0 ? r.sent() / r.seconds() : Double.NaN);
     }
 
     /** @return answers per second */

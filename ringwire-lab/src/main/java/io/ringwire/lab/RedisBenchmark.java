@@ -45,7 +45,8 @@ final class RedisBenchmark {
             Csv r = run(program, target.getPort(), command, clients, size, requests);
             edge.run();
             return new Measurement(requests, requests, 0, requests / r.rps, r.p50Ms * 1e3, Double.NaN,
-                r.p99Ms * 1e3, Double.NaN, r.maxMs * 1e3, Double.NaN, Double.NaN, 0, r.errors, 0, Double.NaN);
+                r.p99Ms * 1e3, Double.NaN, r.maxMs * 1e3, Double.NaN, Double.NaN, 0, r.errors, 0, Double.NaN,
+                Double.NaN);
         };
     }
 

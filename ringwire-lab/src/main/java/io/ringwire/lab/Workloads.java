@@ -163,8 +163,10 @@ final class Workloads {
     /**
      * HTTP "Hello, World!" driven by wrk (TechEmpower's plaintext shape), one experiment per connection count and
      * pipeline depth; none if wrk cannot be found or installed ({@code note} says why).
+     *
+     * @param rate requests per second, paced ({@link WrkBenchmark}); 0: as fast as each server answers
      */
-    static List<Experiment> http(Experiment.Settings s, List<Integer> connections, List<Integer> depths,
+    static List<Experiment> http(Experiment.Settings s, List<Integer> connections, List<Integer> depths, double rate,
                                  Consumer<String> note) {
         String program = WrkBenchmark.locate(note);
         if (program == null) {
@@ -173,9 +175,10 @@ final class Workloads {
         List<Experiment> out = new ArrayList<>();
         for (int depth : depths) {
             for (int c : connections) {
-                out.add(new Experiment("http", String.format(Locale.ROOT, "%d conns, %s", c,
-                    depth > 1 ? depth + " pipelined" : "no pipelining"), Protocol.HTTP, s,
-                    WrkBenchmark.driver(program, c, depth, s)));
+                out.add(new Experiment("http", String.format(Locale.ROOT, "%d conns, %s%s", c,
+                    depth > 1 ? depth + " pipelined" : "no pipelining",
+                    rate > 0 ? String.format(Locale.ROOT, ", %.0f req/s", rate) : ""), Protocol.HTTP, s,
+                    WrkBenchmark.driver(program, c, depth, rate, s)));
             }
         }
         return out;

@@ -12,8 +12,13 @@ import java.util.regex.Pattern;
 
 /**
  * HTTP load by {@code wrk} (Debian's package of the same name), one thread, keep-alive connections, GET /; with a
- * pipeline depth above 1, each write carries that many requests (wrk's own pipelining script, written to a temporary
- * file). Runs of one second fill the warm-up, then one run lasts the window.
+ * pipeline depth above 1, each write carries that many requests. Runs of one second fill the warm-up, then one run
+ * lasts the window. Paced ({@code rate > 0}): each connection pauses before each write (wrk's {@code delay} hook) so
+ * that all of them together offer that many requests per second, a fixed load at which the servers' own costs
+ * compare; at wrk's full speed the server and wrk each near a core, and a server's CPU per request is its core over
+ * the rate the pair reached (docs/benchmarks.md, session 28 section 6). The pause is per connection, after its
+ * answer: a closed loop with think time, not an open loop, so a server that falls behind is offered less, which the
+ * achieved rate shows.
  */
 final class WrkBenchmark {
     private WrkBenchmark() { }
@@ -26,47 +31,111 @@ final class WrkBenchmark {
         return DebianTool.locate("http", "wrk", "wrk", note);
     }
 
-    /** wrk's pipelining example: {@code depth} GETs per write; the depth comes after {@code --}. */
-    private static final String PIPELINE_SCRIPT = """
+    /**
+     * The script: {@code depth} GETs per write (wrk's pipelining example) when the first argument is above 1; when
+     * the second, a pause in ms, is above 0, wrk waits that long on average before each write (whole ms, wrk's
+     * timer's unit: the fraction by chance). A request function or a delay function only where needed: wrk sends a
+     * static request without calling into Lua at all.
+     */
+    private static final String SCRIPT = """
         init = function(args)
           local depth = tonumber(args[1]) or 1
-          local r = {}
-          for i = 1, depth do r[i] = wrk.format(nil, "/") end
-          req = table.concat(r)
+          if depth > 1 then
+            local r = {}
+            for i = 1, depth do r[i] = wrk.format(nil, "/") end
+            local batch = table.concat(r)
+            request = function() return batch end
+          end
+          local pause = tonumber(args[2]) or 0
+          if pause > 0 then
+            local whole = math.floor(pause)
+            local part = pause - whole
+            math.randomseed(os.time())
+            delay = function()
+              if math.random() < part then return whole + 1 end
+              return whole
+            end
+          end
         end
-        request = function() return req end
         """;
+
+    /** Paced one-second runs after the warm-up that set the window's pause ({@link #pauseMillis}). */
+    static final int PACING_RUNS = 3;
 
     /**
      * @param program     wrk's path
      * @param connections keep-alive connections
      * @param depth       requests per write (1: no pipelining)
+     * @param rate        requests per second over all connections, paced; 0: as fast as the server answers
      * @param settings    warm-up and window lengths
      * @return a driver for {@link Experiment}
      */
-    static Experiment.Driver driver(String program, int connections, int depth, Experiment.Settings settings) {
+    static Experiment.Driver driver(String program, int connections, int depth, double rate,
+                                    Experiment.Settings settings) {
         return (target, warmup, edge) -> {
             Path script = null;
             try {
-                if (depth > 1) {
-                    script = Files.createTempFile("ringwire-wrk-pipeline", ".lua");
-                    Files.writeString(script, PIPELINE_SCRIPT);
+                if (depth > 1 || rate > 0) {
+                    script = Files.createTempFile("ringwire-wrk", ".lua");
+                    Files.writeString(script, SCRIPT);
                 }
                 do {
-                    run(program, target.getPort(), connections, depth, script, 1);
+                    run(program, target.getPort(), connections, depth, 0, script, 1); // full speed: JIT-hot
                 } while (!warmup.over());
+                double pause = 0;
+                if (rate > 0) {
+                    double period = periodMillis(connections, depth, rate);
+                    double rest = Double.POSITIVE_INFINITY;
+                    for (int i = 0; i < PACING_RUNS; i++) {
+                        pause = pauseMillis(period, rest);
+                        Result r = run(program, target.getPort(), connections, depth, pause, script, 1);
+                        rest = Math.min(rest, restMillis(pause, periodMillis(connections, depth,
+                            r.requests / r.seconds)));
+                    }
+                    pause = pauseMillis(period, rest);
+                }
                 int seconds = (int) Math.max(1, Math.round(settings.seconds()));
                 edge.run();
-                Result r = run(program, target.getPort(), connections, depth, script, seconds);
+                Result r = run(program, target.getPort(), connections, depth, pause, script, seconds);
                 edge.run();
                 return new Measurement(r.requests, r.requests, 0, r.seconds, r.p50Us, r.p90Us, r.p99Us, Double.NaN,
-                    r.maxUs, Double.NaN, Double.NaN, 0, r.errors, 0, Double.NaN);
+                    r.maxUs, Double.NaN, Double.NaN, 0, r.errors, 0, Double.NaN, rate > 0 ? rate : Double.NaN);
             } finally {
                 if (script != null) {
                     Files.deleteIfExists(script);
                 }
             }
         };
+    }
+
+    /** @return ms between two writes of one connection for {@code connections} to offer {@code rate} requests/s */
+    static double periodMillis(int connections, int depth, double rate) {
+        return rate > 0 ? connections * depth * 1000.0 / rate : Double.POSITIVE_INFINITY;
+    }
+
+    /**
+     * What passes between two writes of one connection besides its pause: the server's answer, and wrk's timer
+     * firing late (whole ms, on its loop's next turn: about 1 ms on this project's machines).
+     *
+     * @param pauseMillis    a paced run's pause
+     * @param measuredMillis that run's period, from the rate it reached
+     * @return the rest of the period; infinite if the run had no answers
+     */
+    static double restMillis(double pauseMillis, double measuredMillis) {
+        return measuredMillis > 0 ? Math.max(0, measuredMillis - pauseMillis) : Double.POSITIVE_INFINITY;
+    }
+
+    /**
+     * The pause that makes a connection's period {@code targetMillis}: the target less the smallest rest the paced
+     * runs saw (a noisy run only adds to it; taking its figure would pace the window too fast), at least 0: a target
+     * the rest alone exceeds is not reached, and the achieved rate says so. With no rest known yet, the target.
+     *
+     * @param targetMillis the period that offers the rate asked for
+     * @param restMillis   the smallest rest seen so far ({@link #restMillis}), infinite if none
+     * @return the pause
+     */
+    static double pauseMillis(double targetMillis, double restMillis) {
+        return Double.isInfinite(restMillis) ? targetMillis : Math.max(0, targetMillis - restMillis);
     }
 
     /**
@@ -79,8 +148,8 @@ final class WrkBenchmark {
     record Result(long requests, double seconds, double p50Us, double p90Us, double p99Us, double maxUs,
                   long errors) { }
 
-    private static Result run(String program, int port, int connections, int depth, Path script, int seconds)
-        throws IOException, InterruptedException {
+    private static Result run(String program, int port, int connections, int depth, double pauseMillis, Path script,
+                              int seconds) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(program, "-t1", "-c" + connections, "-d" + seconds + "s",
             "--timeout", "10s", "--latency"));
         if (script != null) {
@@ -88,7 +157,7 @@ final class WrkBenchmark {
         }
         cmd.add("http://127.0.0.1:" + port + "/");
         if (script != null) {
-            cmd.addAll(List.of("--", Integer.toString(depth)));
+            cmd.addAll(List.of("--", Integer.toString(depth), String.format(Locale.ROOT, "%.3f", pauseMillis)));
         }
         DebianTool.Output out = DebianTool.run(cmd, seconds + 60L);
         Result r = parse(out.text());

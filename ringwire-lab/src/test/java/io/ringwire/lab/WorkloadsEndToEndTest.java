@@ -175,12 +175,29 @@ class WorkloadsEndToEndTest {
     void wrkDrivesEveryKindOfServerWithAndWithoutPipelining() throws Exception {
         List<String> notes = new ArrayList<>();
         List<Experiment> e = Workloads.http(settings(Competitor.RINGWIRE, Competitor.BLOCKING_PLATFORM,
-            Competitor.VERTX_RINGWIRE), List.of(8), List.of(1, 4), notes::add);
+            Competitor.VERTX_RINGWIRE), List.of(8), List.of(1, 4), 0, notes::add);
         assumeTrue(!e.isEmpty(), () -> "wrk unavailable: " + notes);
         assertEquals(2, e.size());
         for (Experiment x : e) {
             for (RunResult r : clean(x, 3)) {
                 assertFalse(Double.isNaN(r.p50Us()), () -> "wrk's median latency: " + r);
+            }
+        }
+    }
+
+    @Test
+    void wrkPacedToARateOffersThatRateWithAndWithoutPipelining() throws Exception {
+        List<String> notes = new ArrayList<>();
+        double rate = 400; // 8 connections: a write every 20 ms each (80 ms with 4 pipelined requests)
+        List<Experiment> e = Workloads.http(settings(Competitor.RINGWIRE), List.of(8), List.of(1, 4), rate,
+            notes::add);
+        assumeTrue(!e.isEmpty(), () -> "wrk unavailable: " + notes);
+        for (Experiment x : e) {
+            for (RunResult r : clean(x, 1)) {
+                assertTrue(r.variant().endsWith(", 400 req/s"), r::variant);
+                assertEquals(rate, r.offeredRate(), () -> "the rate asked for, recorded as offered: " + r);
+                // unpaced, 8 connections get thousands of answers a second; a slow machine only lowers the rate
+                assertTrue(r.rate() < 2 * rate, () -> "paced: " + r);
             }
         }
     }

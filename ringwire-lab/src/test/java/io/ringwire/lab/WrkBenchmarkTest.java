@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** What the lab reads from wrk's report (wrk 4.1, Debian's build). */
+/** What the lab reads from wrk's report (wrk 4.1, Debian's build), and how it paces wrk to a rate. */
 class WrkBenchmarkTest {
     @Test
     void readsRequestsPercentilesAndErrors() {
@@ -57,5 +57,27 @@ class WrkBenchmarkTest {
     @Test
     void noSummaryLineIsNoResult() {
         assertNull(WrkBenchmark.parse("unable to connect to 127.0.0.1:8080 Connection refused\n"));
+    }
+
+    @Test
+    void aConnectionsPeriodOffersItsShareOfTheRate() {
+        assertEquals(12.8, WrkBenchmark.periodMillis(256, 1, 20_000), 1e-9); // 256 connections, 20k/s: 78 each
+        assertEquals(64.0, WrkBenchmark.periodMillis(64, 16, 16_000), 1e-9); // a write carries 16 requests
+        assertTrue(Double.isInfinite(WrkBenchmark.periodMillis(64, 1, 0)));
+    }
+
+    @Test
+    void thePauseIsTheTargetPeriodLessTheSmallestRestSeen() {
+        assertEquals(12.8, WrkBenchmark.pauseMillis(12.8, Double.POSITIVE_INFINITY), 1e-9, "nothing seen yet");
+        // paused 12.8 ms, the rate said a period of 14.0: 1.2 ms passed besides the pause
+        double rest = WrkBenchmark.restMillis(12.8, 14.0);
+        assertEquals(1.2, rest, 1e-9);
+        assertEquals(11.6, WrkBenchmark.pauseMillis(12.8, rest), 1e-9);
+        // a noisy run (the period 20 ms long) would pace the window too fast: the smallest rest is kept
+        double noisy = WrkBenchmark.restMillis(11.6, 20.0);
+        assertEquals(11.6, WrkBenchmark.pauseMillis(12.8, Math.min(rest, noisy)), 1e-9);
+        // a rest longer than the target: no pause, and the rate asked for is not reached
+        assertEquals(0.0, WrkBenchmark.pauseMillis(0.5, WrkBenchmark.restMillis(0.5, 2.0)), 1e-9);
+        assertTrue(Double.isInfinite(WrkBenchmark.restMillis(3.0, Double.POSITIVE_INFINITY)), "no answers");
     }
 }
