@@ -8,7 +8,10 @@
 #   bench/layers.sh [http|redis|echo] [rounds] > runs.jsonl; python3 bench/layers.py runs.jsonl
 #   env: SERVERS="ringwire netty-epoll" (the examples' transports; for echo also c-echo_uring c-echo_epoll),
 #        CONNS (http 256, redis 50, echo 500), SIZE (redis 1024, echo 128), SAMPLE_SECONDS (8), ANCHORS=dir (echo),
-#        KEEP=dir (keeps each run's samples per symbol there, <server>-<round>.syms, to look further)
+#        KEEP=dir (keeps each run's samples per symbol there, <server>-<round>.syms, to look further),
+#        HTTP_RATE=R (http: the sampled run paced to about R requests/s, a pause before each write through wrk's
+#        delay hook less ~1 ms for wrk's timer firing late; a fixed load, where the servers' own costs compare;
+#        the lab's `http --rate` calibrates the pause, this does not: the rate reached is the one divided by)
 #
 # http is driven by wrk -t1 (apt-get install wrk) against io.ringwire.examples.HttpHelloServer; redis by
 # redis-benchmark SET (apt-get install redis-tools; seed 003's test) against io.ringwire.examples.RedisServer, its
@@ -43,8 +46,23 @@ JVM_FLAGS=(--enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -XX:+UseG1GC --sun-m
   -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit)
 
 RATE=100000 # redis: requests per second of the last run, to size the next one
-load() { # $1 port, $2 seconds: prints requests (or round trips) per second
-  if [ "$KIND" = http ]; then
+cat > "$OUT/pace.lua" <<'LUA'
+init = function(args)
+  local pause = tonumber(args[1])
+  local whole = math.floor(pause)
+  local part = pause - whole
+  delay = function()
+    if math.random() < part then return whole + 1 end
+    return whole
+  end
+end
+LUA
+load() { # $1 port, $2 seconds, $3 "paced" for HTTP_RATE: prints requests (or round trips) per second
+  if [ "$KIND" = http ] && [ -n "${HTTP_RATE:-}" ] && [ "${3:-}" = paced ]; then
+    taskset -c 0 wrk -t1 -c "$CONNS" -d "$2"s -s "$OUT/pace.lua" "http://127.0.0.1:$1/" \
+      -- "$(awk -v c="$CONNS" -v r="$HTTP_RATE" 'BEGIN { p = c * 1000 / r - 1; printf "%.3f", p < 0 ? 0 : p }')" \
+      | awk '/Requests\/sec/ {print $2}'
+  elif [ "$KIND" = http ]; then
     taskset -c 0 wrk -t1 -c "$CONNS" -d "$2"s "http://127.0.0.1:$1/" | awk '/Requests\/sec/ {print $2}'
   elif [ "$KIND" = redis ]; then
     taskset -c 0 redis-benchmark -h 127.0.0.1 -p "$1" -c "$CONNS" -n "$(awk -v r="$RATE" -v s="$2" \
@@ -72,7 +90,7 @@ for round in $(seq 1 "$ROUNDS"); do
     pid=$!
     for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
     RATE=$(load "$port" 10); RATE=${RATE:-100000}
-    load "$port" $((SECONDS_SAMPLED + 6)) > "$OUT/rate" &
+    load "$port" $((SECONDS_SAMPLED + 6)) paced > "$OUT/rate" &
     lp=$!
     sleep 3
     read -r c0a c1a < <(cal)

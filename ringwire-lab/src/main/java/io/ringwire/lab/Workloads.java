@@ -175,6 +175,14 @@ final class Workloads {
         List<Experiment> out = new ArrayList<>();
         for (int depth : depths) {
             for (int c : connections) {
+                double period = WrkBenchmark.periodMillis(c, depth, rate);
+                if (period < WrkBenchmark.ROUGH_PACE_MILLIS) {
+                    note.accept(String.format(Locale.ROOT, "http at %d conns%s, %.0f req/s: each connection writes "
+                        + "every %.1f ms, and wrk's timer counts whole ms; below %.0f ms the pace is rough (a run "
+                        + "may reach a rate 10-30 %% off the one asked; the table shows what each reached): more "
+                        + "connections or a lower rate pace closer", c, depth > 1 ? " × " + depth + " pipelined" : "",
+                        rate, period, WrkBenchmark.ROUGH_PACE_MILLIS));
+                }
                 out.add(new Experiment("http", String.format(Locale.ROOT, "%d conns, %s%s", c,
                     depth > 1 ? depth + " pipelined" : "no pipelining",
                     rate > 0 ? String.format(Locale.ROOT, ", %.0f req/s", rate) : ""), Protocol.HTTP, s,

@@ -63,6 +63,12 @@ final class WrkBenchmark {
     static final int PACING_RUNS = 3;
 
     /**
+     * A connection's period, ms, below which the pace is rough: at 80k requests/s over 256 connections (3.2 ms) the
+     * windows reached 73k-106k, at 30k (8.5 ms) 25k-31k (docs/benchmarks.md, session 29).
+     */
+    static final double ROUGH_PACE_MILLIS = 5;
+
+    /**
      * @param program     wrk's path
      * @param connections keep-alive connections
      * @param depth       requests per write (1: no pipelining)
@@ -85,14 +91,15 @@ final class WrkBenchmark {
                 double pause = 0;
                 if (rate > 0) {
                     double period = periodMillis(connections, depth, rate);
-                    double rest = Double.POSITIVE_INFINITY;
+                    List<Double> rests = new ArrayList<>();
                     for (int i = 0; i < PACING_RUNS; i++) {
-                        pause = pauseMillis(period, rest);
+                        pause = pauseMillis(period, rests);
                         Result r = run(program, target.getPort(), connections, depth, pause, script, 1);
-                        rest = Math.min(rest, restMillis(pause, periodMillis(connections, depth,
-                            r.requests / r.seconds)));
+                        if (r.requests > 0) {
+                            rests.add(periodMillis(connections, depth, r.requests / r.seconds) - pause);
+                        }
                     }
-                    pause = pauseMillis(period, rest);
+                    pause = pauseMillis(period, rests);
                 }
                 int seconds = (int) Math.max(1, Math.round(settings.seconds()));
                 edge.run();
@@ -114,28 +121,20 @@ final class WrkBenchmark {
     }
 
     /**
-     * What passes between two writes of one connection besides its pause: the server's answer, and wrk's timer
-     * firing late (whole ms, on its loop's next turn: about 1 ms on this project's machines).
-     *
-     * @param pauseMillis    a paced run's pause
-     * @param measuredMillis that run's period, from the rate it reached
-     * @return the rest of the period; infinite if the run had no answers
-     */
-    static double restMillis(double pauseMillis, double measuredMillis) {
-        return measuredMillis > 0 ? Math.max(0, measuredMillis - pauseMillis) : Double.POSITIVE_INFINITY;
-    }
-
-    /**
-     * The pause that makes a connection's period {@code targetMillis}: the target less the smallest rest the paced
-     * runs saw (a noisy run only adds to it; taking its figure would pace the window too fast), at least 0: a target
-     * the rest alone exceeds is not reached, and the achieved rate says so. With no rest known yet, the target.
+     * The pause that makes a connection's period {@code targetMillis}: the target less the median of what the paced
+     * runs saw pass between two writes besides the pause ({@code rests}: the measured period less the pause). That
+     * rest is the server's answer and wrk's timer, which counts whole ms: it fires late when wrk's loop sleeps
+     * (about 1 ms on this project's machines), early when a busy loop finds it due in a millisecond already begun
+     * (a rest below 0, so that a pause of the target alone offers more than asked). The median: one noisy run does
+     * not set the window's pace. At least 0: a target the rest alone exceeds is not reached, and the achieved rate
+     * says so. With no rest known yet, the target.
      *
      * @param targetMillis the period that offers the rate asked for
-     * @param restMillis   the smallest rest seen so far ({@link #restMillis}), infinite if none
+     * @param rests        what the paced runs so far saw besides their pauses, ms
      * @return the pause
      */
-    static double pauseMillis(double targetMillis, double restMillis) {
-        return Double.isInfinite(restMillis) ? targetMillis : Math.max(0, targetMillis - restMillis);
+    static double pauseMillis(double targetMillis, List<Double> rests) {
+        return rests.isEmpty() ? targetMillis : Math.max(0, targetMillis - Stats.median(rests));
     }
 
     /**

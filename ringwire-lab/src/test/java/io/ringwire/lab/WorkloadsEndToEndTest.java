@@ -203,6 +203,18 @@ class WorkloadsEndToEndTest {
     }
 
     @Test
+    void aPaceFinerThanWrksTimerIsSaidToBeRough() {
+        List<String> notes = new ArrayList<>();
+        List<Experiment> e = Workloads.http(settings(Competitor.RINGWIRE), List.of(256, 1024), List.of(1), 80_000,
+            notes::add);
+        assumeTrue(!e.isEmpty(), () -> "wrk unavailable: " + notes);
+        assertEquals(2, e.size(), "both still run");
+        List<String> rough = notes.stream().filter(n -> n.contains("the pace is rough")).toList();
+        assertEquals(1, rough.size(), () -> "256 conns: a write every 3.2 ms; 1,024: every 12.8 ms: " + notes);
+        assertTrue(rough.get(0).contains("256 conns"), rough::toString);
+    }
+
+    @Test
     void vertxServersServeHttpOnly() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> Workloads.echo(settings(Competitor.VERTX_RINGWIRE), 1, 128, 1, 0));
