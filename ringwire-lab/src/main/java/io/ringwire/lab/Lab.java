@@ -145,6 +145,12 @@ public final class Lab implements Callable<Integer> {
     /** The default suite's fixed echo load, msgs/s: below every server's capacity on two shared cores. */
     static final double DEFAULT_FIXED_RATE = 20_000;
 
+    /**
+     * {@code all}'s paced http load, requests/s over 256 connections: a write every 8.5 ms each (wrk paces well above
+     * 5 ms), a third of what a server reaches at wrk's full speed here, where the servers' own costs compare.
+     */
+    static final double DEFAULT_HTTP_RATE = 30_000;
+
     @Mixin
     Common common;
 
@@ -617,8 +623,8 @@ public final class Lab implements Callable<Integer> {
         sortOptions = false,
         description = {"Every workload with its defaults: echo, echo open loop at 20k msgs/s, rpc-backend, "
             + "rpc-frontend, single-stream, domain-echo, udp-echo, files, quic and tls-echo (on the Netty-based "
-            + "servers among those chosen), redis (10 and 50 clients), http (256 connections) and the cost model. "
-            + "About 30 minutes with the default 2 rounds."})
+            + "servers among those chosen), redis (10 and 50 clients), http (256 connections, at wrk's full speed and "
+            + "paced to 30k requests/s) and the cost model. About 35 minutes with the default 2 rounds."})
     static final class All extends WorkloadCommand {
         @Override
         public Integer call() throws Exception {
@@ -640,6 +646,8 @@ public final class Lab implements Callable<Integer> {
             }
             e.addAll(Workloads.redis(s, "set", List.of(10, 50), 1024, notes::add));
             e.addAll(Workloads.http(common.httpSettings(s), List.of(256), List.of(1), 0, notes::add));
+            e.addAll(Workloads.http(common.httpSettings(common.fixedLoadSettings()), List.of(256), List.of(1),
+                DEFAULT_HTTP_RATE, notes::add));
             return run(e, notes, true);
         }
     }
