@@ -22,13 +22,16 @@ public final class ProcessStats {
         return nanos >= 0 ? nanos / 1e9 : statCpuSeconds(pid, false);
     }
 
-    private static double statCpuSeconds(long pid, boolean withChildren) {
+    private static double statCpuSeconds(long pid, java.util.function.ToLongFunction<String> ticks) {
         try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            return (withChildren ? parseCpuTicksWithChildren(stat) : parseCpuTicks(stat)) / TICKS_PER_SECOND;
+            return ticks.applyAsLong(Files.readString(Path.of("/proc/" + pid + "/stat"))) / TICKS_PER_SECOND;
         } catch (IOException e) {
             return Double.NaN;
         }
+    }
+
+    private static double statCpuSeconds(long pid, boolean withChildren) {
+        return statCpuSeconds(pid, withChildren ? ProcessStats::parseCpuTicksWithChildren : ProcessStats::parseCpuTicks);
     }
 
     /**
@@ -41,12 +44,30 @@ public final class ProcessStats {
     }
 
     /**
+     * @param pid a process
+     * @return cutime + cstime alone, in seconds: the CPU of its children that have ended and been waited for. Read
+     *         before an external load generator (wrk, redis-benchmark) starts and after it has ended, the difference
+     *         is that generator's CPU (10 ms ticks)
+     */
+    public static double endedChildrenCpuSeconds(long pid) {
+        return statCpuSeconds(pid, ProcessStats::parseEndedChildrenCpuTicks);
+    }
+
+    /**
      * @param stat the text of /proc/PID/stat
      * @return utime + stime + cutime + cstime in ticks (fields 14 to 17)
      */
     static long parseCpuTicksWithChildren(String stat) {
+        return parseCpuTicks(stat) + parseEndedChildrenCpuTicks(stat);
+    }
+
+    /**
+     * @param stat the text of /proc/PID/stat
+     * @return cutime + cstime in ticks (fields 16 and 17)
+     */
+    static long parseEndedChildrenCpuTicks(String stat) {
         String[] f = statFields(stat);
-        return Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+        return Long.parseLong(f[13]) + Long.parseLong(f[14]);
     }
 
     /**

@@ -42,10 +42,13 @@ final class RedisBenchmark {
             } while (!warmup.over());
             int requests = (int) Math.max(2_000, Math.min(50_000_000, warmRate * settings.seconds()));
             edge.run();
+            long self = ProcessHandle.current().pid();
+            double generatorCpu = -ProcessStats.endedChildrenCpuSeconds(self);
             Csv r = run(program, target.getPort(), command, clients, size, requests);
+            generatorCpu += ProcessStats.endedChildrenCpuSeconds(self);
             edge.run();
             return new Measurement(requests, requests, 0, requests / r.rps, r.p50Ms * 1e3, Double.NaN,
-                r.p99Ms * 1e3, Double.NaN, r.maxMs * 1e3, Double.NaN, Double.NaN, 0, r.errors, 0, Double.NaN,
+                r.p99Ms * 1e3, Double.NaN, r.maxMs * 1e3, Double.NaN, Double.NaN, 0, r.errors, 0, generatorCpu,
                 Double.NaN);
         };
     }

@@ -119,7 +119,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
      * the intended case).
      *
      * @param serverCores    the server's CPU over the window, JIT compilers included, in cores
-     * @param generatorCores the load generator's, in cores (NaN: not known, e.g. redis-benchmark)
+     * @param generatorCores the load generator's, in cores (NaN: not known)
      * @param openLoop       whether the load was offered at a fixed rate
      */
     static String limit(double serverCores, double generatorCores, boolean openLoop) {
@@ -298,7 +298,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
             b.append("; both sides used ≥ 0.9 of their cores against ").append(String.join(", ", bothBound))
                 .append(": the rate is the pair's, and a server that never sleeps spends its core whatever the rate, "
                     + "so its CPU per message there is its core over the rate the generator kept up with it; a fixed "
-                    + "rate (echo --rate) compares the servers' own cost");
+                    + "rate (" + (workload.equals("http") ? "http" : "echo") + " --rate) compares the servers' own "
+                    + "cost");
         }
         List<String> notSaturated = rows.stream().filter(r -> r.limit().equals("neither")).map(Row::server)
             .toList();

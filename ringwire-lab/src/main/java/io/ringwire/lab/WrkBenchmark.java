@@ -64,7 +64,7 @@ final class WrkBenchmark {
 
     /**
      * A connection's period, ms, below which the pace is rough: at 80k requests/s over 256 connections (3.2 ms) the
-     * windows reached 73k-106k, at 30k (8.5 ms) 25k-31k (docs/benchmarks.md, session 29).
+     * windows reached 63k-113k, at 30k (8.5 ms) 25k-33k (docs/benchmarks.md, session 29).
      */
     static final double ROUGH_PACE_MILLIS = 5;
 
@@ -103,10 +103,13 @@ final class WrkBenchmark {
                 }
                 int seconds = (int) Math.max(1, Math.round(settings.seconds()));
                 edge.run();
+                long self = ProcessHandle.current().pid();
+                double wrkCpu = -ProcessStats.endedChildrenCpuSeconds(self);
                 Result r = run(program, target.getPort(), connections, depth, pause, script, seconds);
+                wrkCpu += ProcessStats.endedChildrenCpuSeconds(self);
                 edge.run();
                 return new Measurement(r.requests, r.requests, 0, r.seconds, r.p50Us, r.p90Us, r.p99Us, Double.NaN,
-                    r.maxUs, Double.NaN, Double.NaN, 0, r.errors, 0, Double.NaN, rate > 0 ? rate : Double.NaN);
+                    r.maxUs, Double.NaN, Double.NaN, 0, r.errors, 0, wrkCpu, rate > 0 ? rate : Double.NaN);
             } finally {
                 if (script != null) {
                     Files.deleteIfExists(script);

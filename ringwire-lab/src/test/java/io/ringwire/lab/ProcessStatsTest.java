@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The lab reads a server's CPU time from outside: it must agree with what the process says of itself. */
@@ -42,5 +43,27 @@ class ProcessStatsTest {
     void compilerThreadsAreCountedApart() {
         double jit = ProcessStats.jitCpuSeconds(ProcessHandle.current().pid());
         assertTrue(jit >= 0 && jit <= ProcessStats.cpuSeconds(ProcessHandle.current().pid()), "jit=" + jit);
+    }
+
+    @Test
+    void anEndedChildsCpuIsReadApartFromTheProcesssOwn() {
+        // /proc/PID/stat of a process named with a space and a parenthesis: utime 500, stime 120, cutime 37, cstime 5
+        String stat = "4242 (java (lab) x) S 1 4242 4242 0 -1 4194304 9 0 0 0 500 120 37 5 20 0 30 0 100 0 0";
+        assertEquals(620, ProcessStats.parseCpuTicks(stat));
+        assertEquals(42, ProcessStats.parseEndedChildrenCpuTicks(stat));
+        assertEquals(662, ProcessStats.parseCpuTicksWithChildren(stat));
+    }
+
+    @Test
+    void aChildsCpuCountsOnceItHasEndedAndBeenWaitedFor() throws Exception {
+        long self = ProcessHandle.current().pid();
+        double before = ProcessStats.endedChildrenCpuSeconds(self);
+        // a child that burns CPU until it has used at least 0.2 s of it (its own clock: however slow the machine)
+        Process p = new ProcessBuilder("sh", "-c",
+            "while [ $(( $(cut -d' ' -f14 /proc/$$/stat) + $(cut -d' ' -f15 /proc/$$/stat) )) -lt 20 ]; do :; done")
+            .start();
+        assertEquals(0, p.waitFor());
+        double used = ProcessStats.endedChildrenCpuSeconds(self) - before;
+        assertTrue(used >= 0.2, "the ended child's CPU: " + used + " s");
     }
 }

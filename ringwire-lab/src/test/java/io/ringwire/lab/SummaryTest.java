@@ -234,8 +234,12 @@ class SummaryTest {
 
     /** A closed-loop run in which the server and the generator each used {@code cores} of their cores. */
     static RunResult saturated(String server, double cores) {
+        return saturated("echo", server, cores);
+    }
+
+    static RunResult saturated(String workload, String server, double cores) {
         double nan = Double.NaN;
-        return new RunResult("echo", "v", server, 1, 2.0, 200_000, nan, 10, 20, 30, 40, nan, nan, nan, 5.0,
+        return new RunResult(workload, "v", server, 1, 2.0, 200_000, nan, 10, 20, 30, 40, nan, nan, nan, 5.0,
             cores, 0.01, cores, 0, 100, 80, 40, 30, 8, 1, 0, 0, 64, nan, nan, nan, nan, nan, 0, 0, 0, 0.01);
     }
 
@@ -245,6 +249,10 @@ class SummaryTest {
         assertTrue(both.verdict().contains("; both sides used ≥ 0.9 of their cores against netty-epoll, ringwire: the "
             + "rate is the pair's"), both.verdict());
         assertTrue(!both.verdict().contains("CPU/msg still compares"), both.verdict());
+        assertTrue(both.verdict().contains("a fixed rate (echo --rate) compares"), both.verdict());
+        Summary http = Summary.of(List.of(saturated("http", "netty-epoll", 0.95), saturated("http", "ringwire", 0.97)))
+            .get(0);
+        assertTrue(http.verdict().contains("a fixed rate (http --rate) compares"), "wrk paced: " + http.verdict());
         Summary serverBound = Summary.of(List.of(run("echo", "netty-epoll", 1, 100, 10.0, 50, 0))).get(0);
         assertTrue(!serverBound.verdict().contains("both sides"), "the generator had room: " + serverBound.verdict());
     }

@@ -150,7 +150,9 @@ class WorkloadsEndToEndTest {
         List<Experiment> e = Workloads.redis(settings(Competitor.RINGWIRE, Competitor.BLOCKING_VIRTUAL), "set",
             List.of(4), 1024, notes::add);
         assumeTrue(!e.isEmpty(), () -> "redis-benchmark unavailable: " + notes);
-        clean(e.get(0), 2);
+        for (RunResult r : clean(e.get(0), 2)) {
+            assertTrue(r.loadgenUtil() >= 0, () -> "redis-benchmark's own CPU, read once it has ended: " + r);
+        }
     }
 
     @Test
@@ -181,6 +183,7 @@ class WorkloadsEndToEndTest {
         for (Experiment x : e) {
             for (RunResult r : clean(x, 3)) {
                 assertFalse(Double.isNaN(r.p50Us()), () -> "wrk's median latency: " + r);
+                assertTrue(r.loadgenUtil() >= 0, () -> "wrk's own CPU, read once it has ended: " + r);
             }
         }
     }
