@@ -123,7 +123,7 @@ final class Charts {
                 b.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                     + "fill=\"%s\" data-value=\"%s\"><title>%s %s: %s</title></rect>", labelWidth, y + 2,
                     Math.max(len, 1), ROW - 4, colour, Html.num(v), Html.escape(labels.get(g)),
-                    Html.escape(series.get(s)), Html.num(v)));
+                    Html.escape(series.get(s)), Double.isNaN(v) ? "n/a" : Html.num(v)));
                 int textX = labelWidth + len + 4;
                 if (low != null && high != null && !Double.isNaN(low[s][g]) && !Double.isNaN(high[s][g])) {
                     int x0 = labelWidth + scale(low[s][g], max, floor, span, log);

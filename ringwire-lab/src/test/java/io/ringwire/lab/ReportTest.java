@@ -160,4 +160,13 @@ class ReportTest {
     void shouldEscapeWhatItPrints() {
         assertEquals("&lt;a href=&quot;x&quot;&gt; &amp; &#39;", Html.escape("<a href=\"x\"> & '"));
     }
+
+    @Test
+    void aFigureNoGeneratorReportsIsNotAvailableNotANumber() {
+        // wrk reports no 99.9th percentile: its bar is drawn as n/a, in its label and its tooltip alike
+        String svg = Charts.bars("p99.9", "µs", List.of("ringwire", "netty-epoll"), new double[] {1200, Double.NaN},
+            null);
+        assertTrue(svg.contains("<title>netty-epoll µs: n/a</title>"), svg);
+        assertFalse(svg.contains("NaN</title>"), svg);
+    }
 }
