@@ -3,6 +3,7 @@ package io.ringwire.lab;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.ToLongFunction;
 
 /** Reads a process's CPU time and peak RSS from {@code /proc}: what the server spent, measured from outside. */
 public final class ProcessStats {
@@ -19,19 +20,15 @@ public final class ProcessStats {
      */
     public static double cpuSeconds(long pid) {
         long nanos = io.ringwire.uring.Libc.processCpuNanos(pid);
-        return nanos >= 0 ? nanos / 1e9 : statCpuSeconds(pid, false);
+        return nanos >= 0 ? nanos / 1e9 : statCpuSeconds(pid, ProcessStats::parseCpuTicks);
     }
 
-    private static double statCpuSeconds(long pid, java.util.function.ToLongFunction<String> ticks) {
+    private static double statCpuSeconds(long pid, ToLongFunction<String> ticks) {
         try {
             return ticks.applyAsLong(Files.readString(Path.of("/proc/" + pid + "/stat"))) / TICKS_PER_SECOND;
         } catch (IOException e) {
             return Double.NaN;
         }
-    }
-
-    private static double statCpuSeconds(long pid, boolean withChildren) {
-        return statCpuSeconds(pid, withChildren ? ProcessStats::parseCpuTicksWithChildren : ProcessStats::parseCpuTicks);
     }
 
     /**
@@ -40,7 +37,7 @@ public final class ProcessStats {
      *         cstime), in seconds: the lab's own CPU including the external load generators it ran (redis-benchmark)
      */
     public static double cpuSecondsWithChildren(long pid) {
-        return statCpuSeconds(pid, true);
+        return statCpuSeconds(pid, ProcessStats::parseCpuTicksWithChildren);
     }
 
     /**

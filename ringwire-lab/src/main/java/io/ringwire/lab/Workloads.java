@@ -178,8 +178,8 @@ final class Workloads {
                 double period = WrkBenchmark.periodMillis(c, depth, rate);
                 if (period < WrkBenchmark.ROUGH_PACE_MILLIS) {
                     note.accept(String.format(Locale.ROOT, "http at %d conns%s, %.0f req/s: each connection writes "
-                        + "every %.1f ms, and wrk's timer counts whole ms; below %.0f ms the pace is rough (a run "
-                        + "may reach a rate 10-30 %% off the one asked; the table shows what each reached): more "
+                        + "every %.1f ms, and wrk's timer counts whole ms; below %.0f ms the pace is rough (at 3.2 ms "
+                        + "runs reached 0.8-1.4 × the rate asked; the table shows what each reached): more "
                         + "connections or a lower rate pace closer", c, depth > 1 ? " × " + depth + " pipelined" : "",
                         rate, period, WrkBenchmark.ROUGH_PACE_MILLIS));
                 }
