@@ -57,7 +57,7 @@ public final class Lab implements Callable<Integer> {
         @Option(names = "--servers", split = ",", paramLabel = "NAME",
             description = "comma-separated subset of: ringwire, netty-io_uring, netty-epoll, netty-nio, "
                 + "blocking-platform, blocking-virtual (default: these six, and at a fixed offered load (echo "
-                + "--rate, rpc-frontend) ringwire-minwait: Ringwire with minWaitMicros=200, fewer wake-ups for up "
+                + "--rate, http --rate, rpc-frontend) ringwire-minwait: Ringwire with minWaitMicros=200, fewer wake-ups for up "
                 + "to 200 µs more latency); for http also vertx-ringwire, vertx-io_uring, vertx-epoll (Vert.x's "
                 + "HTTP server on each of its transports)")
         List<String> servers;
