@@ -10,8 +10,9 @@
 #        CONNS (http 256, redis 50, echo 500), SIZE (redis 1024, echo 128), SAMPLE_SECONDS (8), ANCHORS=dir (echo),
 #        KEEP=dir (keeps each run's samples per symbol there, <server>-<round>.syms, to look further),
 #        HTTP_RATE=R (http: the sampled run paced to about R requests/s, a pause before each write through wrk's
-#        delay hook less ~1 ms for wrk's timer firing late; a fixed load, where the servers' own costs compare;
-#        the lab's `http --rate` calibrates the pause, this does not: the rate reached is the one divided by)
+#        delay hook, the lab's wrk.lua, less ~1 ms for wrk's timer firing late; a fixed load, where the servers' own
+#        costs compare; the lab's `http --rate` calibrates the pause, this does not: the rate reached is the one
+#        divided by)
 #
 # http is driven by wrk -t1 (apt-get install wrk) against io.ringwire.examples.HttpHelloServer; redis by
 # redis-benchmark SET (apt-get install redis-tools; seed 003's test) against io.ringwire.examples.RedisServer, its
@@ -46,21 +47,11 @@ JVM_FLAGS=(--enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -XX:+UseG1GC --sun-m
   -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit)
 
 RATE=100000 # redis: requests per second of the last run, to size the next one
-cat > "$OUT/pace.lua" <<'LUA'
-init = function(args)
-  local pause = tonumber(args[1])
-  local whole = math.floor(pause)
-  local part = pause - whole
-  delay = function()
-    if math.random() < part then return whole + 1 end
-    return whole
-  end
-end
-LUA
 load() { # $1 port, $2 seconds, $3 "paced" for HTTP_RATE: prints requests (or round trips) per second
   if [ "$KIND" = http ] && [ -n "${HTTP_RATE:-}" ] && [ "${3:-}" = paced ]; then
-    taskset -c 0 wrk -t1 -c "$CONNS" -d "$2"s -s "$OUT/pace.lua" "http://127.0.0.1:$1/" \
-      -- "$(awk -v c="$CONNS" -v r="$HTTP_RATE" 'BEGIN { p = c * 1000 / r - 1; printf "%.3f", p < 0 ? 0 : p }')" \
+    taskset -c 0 wrk -t1 -c "$CONNS" -d "$2"s -s ringwire-lab/src/main/resources/io/ringwire/lab/wrk.lua \
+      "http://127.0.0.1:$1/" -- 1 \
+      "$(awk -v c="$CONNS" -v r="$HTTP_RATE" 'BEGIN { p = c * 1000 / r - 1; printf "%.3f", p < 0 ? 0 : p }')" \
       | awk '/Requests\/sec/ {print $2}'
   elif [ "$KIND" = http ]; then
     taskset -c 0 wrk -t1 -c "$CONNS" -d "$2"s "http://127.0.0.1:$1/" | awk '/Requests\/sec/ {print $2}'

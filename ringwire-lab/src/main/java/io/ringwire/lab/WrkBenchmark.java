@@ -1,6 +1,9 @@
 package io.ringwire.lab;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,32 +35,22 @@ final class WrkBenchmark {
     }
 
     /**
-     * The script: {@code depth} GETs per write (wrk's pipelining example) when the first argument is above 1; when
-     * the second, a pause in ms, is above 0, wrk waits that long on average before each write (whole ms, wrk's
-     * timer's unit: the fraction by chance). A request function or a delay function only where needed: wrk sends a
-     * static request without calling into Lua at all.
+     * The script (the resource {@code wrk.lua}, which {@code bench/layers.sh} uses too): {@code depth} GETs per write
+     * when its first argument is above 1; when the second, a pause in ms, is above 0, wrk waits that long on average
+     * before each write.
      */
-    private static final String SCRIPT = """
-        init = function(args)
-          local depth = tonumber(args[1]) or 1
-          if depth > 1 then
-            local r = {}
-            for i = 1, depth do r[i] = wrk.format(nil, "/") end
-            local batch = table.concat(r)
-            request = function() return batch end
-          end
-          local pause = tonumber(args[2]) or 0
-          if pause > 0 then
-            local whole = math.floor(pause)
-            local part = pause - whole
-            math.randomseed(os.time())
-            delay = function()
-              if math.random() < part then return whole + 1 end
-              return whole
-            end
-          end
-        end
-        """;
+    private static final String SCRIPT = script();
+
+    private static String script() {
+        try (InputStream in = WrkBenchmark.class.getResourceAsStream("wrk.lua")) {
+            if (in == null) {
+                throw new IllegalStateException("wrk.lua missing from the lab's classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
     /** Paced one-second runs after the warm-up that set the window's pause ({@link #pauseMillis}). */
     static final int PACING_RUNS = 3;

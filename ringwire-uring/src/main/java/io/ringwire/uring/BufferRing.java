@@ -237,6 +237,15 @@ public final class BufferRing implements AutoCloseable {
         return releasedBytes;
     }
 
+    /** A buffer came back: into the ring, or, above a shrink's target, kept out ({@link #park}). */
+    private void putBack(int bid) {
+        if (bid >= shrinkTo) {
+            park(bid);
+        } else {
+            add(bid);
+        }
+    }
+
     /** A buffer above the shrink's target came back: it stays out; the last one back ends the shrink. */
     private void park(int bid) {
         parked[bid] = true;
@@ -298,11 +307,7 @@ public final class BufferRing implements AutoCloseable {
             return;
         }
         consumed[bid] = 0;
-        if (bid >= shrinkTo) {
-            park(bid);
-        } else {
-            add(bid); // taken and returned in one step: outstanding() does not change
-        }
+        putBack(bid); // taken and returned in one step: outstanding() does not change
         returned++;
     }
 
@@ -364,11 +369,7 @@ public final class BufferRing implements AutoCloseable {
         if (bid < 0 || bid >= provided) {
             throw new IllegalArgumentException("no such buffer: bid=" + bid + ", in use=" + provided);
         }
-        if (bid >= shrinkTo) {
-            park(bid);
-        } else {
-            add(bid);
-        }
+        putBack(bid);
         outstanding--;
         returned++;
     }
