@@ -7,7 +7,8 @@
 #
 #   bench/layers.sh [http|redis|echo] [rounds] > runs.jsonl; python3 bench/layers.py runs.jsonl
 #   env: SERVERS="ringwire netty-epoll" (the examples' transports; for echo also c-echo_uring c-echo_epoll),
-#        CONNS (http 256, redis 50, echo 500), SIZE (redis 1024, echo 128), SAMPLE_SECONDS (8), ANCHORS=dir (echo),
+#        CONNS (http 256, redis 50, echo 500), SIZE (redis 1024, echo 128), DEPTH (echo: messages in flight per
+#        connection, 1), SAMPLE_SECONDS (8), ANCHORS=dir (echo),
 #        KEEP=dir (keeps each run's samples per symbol there, <server>-<round>.syms, to look further),
 #        HTTP_RATE=R (http: the sampled run paced to about R requests/s, a pause before each write through wrk's
 #        delay hook, the lab's wrk.lua, less ~1 ms for wrk's timer firing late; a fixed load, where the servers' own
@@ -59,7 +60,7 @@ load() { # $1 port, $2 seconds, $3 "paced" for HTTP_RATE: prints requests (or ro
     taskset -c 0 redis-benchmark -h 127.0.0.1 -p "$1" -c "$CONNS" -n "$(awk -v r="$RATE" -v s="$2" \
       'BEGIN { printf "%d", r * s }')" -d "$SIZE" -t set --csv | awk -F'"' '$2 == "SET" {print $4}'
   else
-    taskset -c 0 "$OUT/loadgen" --port "$1" --conns "$CONNS" --size "$SIZE" --depth 1 --duration "$2" --warmup 0 \
+    taskset -c 0 "$OUT/loadgen" --port "$1" --conns "$CONNS" --size "$SIZE" --depth "${DEPTH:-1}" --duration "$2" --warmup 0 \
       2>/dev/null | sed -n 's/.*"rps":\([0-9.]*\).*/\1/p'
   fi
 }
@@ -94,6 +95,6 @@ for round in $(seq 1 "$ROUNDS"); do
       | grep -v '^#' > "$OUT/syms" || true
     if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$OUT/syms" "$KEEP/$server-$round.syms"; fi
     python3 bench/layers.py --run "$OUT/syms" "$(cat "$OUT/rate")" "$SECONDS_SAMPLED" 1999 \
-      "{\"server\":\"$server\",\"round\":$round,\"kind\":\"$KIND\",\"conns\":$CONNS,\"cal_cpu0\":$((c0b - c0a)),\"cal_cpu1\":$((c1b - c1a))}"
+      "{\"server\":\"$server\",\"round\":$round,\"kind\":\"$KIND\",\"conns\":$CONNS,\"depth\":${DEPTH:-1},\"cal_cpu0\":$((c0b - c0a)),\"cal_cpu1\":$((c1b - c1a))}"
   done
 done

@@ -26,6 +26,11 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
     private long iovBytes;
     /** Where the last iovec's bytes end. */
     private long iovEnd;
+    /**
+     * The last iovec's length, written to its iovec when the next one starts or the gather ends: buffers that extend
+     * it (an echo's frames, one after the other in one receive) then cost no native memory access each.
+     */
+    private long lastLength;
     private int messages;
     private int visited;
     private long maxBytes;
@@ -64,6 +69,7 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
         }
         loop.scratchGiveBack(region, MSGHDR_SIZE + 16 * cap, iovCount == 0 ? 0 : MSGHDR_SIZE + 16 * iovCount);
         if (iovCount > 0) {
+            RawMemory.putLong(iovBase + 16L * (iovCount - 1) + 8, lastLength);
             // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }: only the iovecs are set
             // (addresses inside the region the loop reserved above: RawMemory, no per-access checks)
             for (int i = 0; i < MSGHDR_SIZE; i += 8) { // zeroed in place: no slice object per write
@@ -170,15 +176,17 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
         }
         int len = (int) Math.min(length, maxBytes - iovBytes);
         if (iovCount > 0 && address == iovEnd) {
-            long last = iovBase + 16L * (iovCount - 1);
-            RawMemory.putLong(last + 8, RawMemory.getLong(last + 8) + len);
+            lastLength += len;
         } else {
             if (iovCount == capacity) {
                 return false;
             }
             long iovec = iovBase + 16L * iovCount; // below the reserved capacity (checked above)
+            if (iovCount > 0) {
+                RawMemory.putLong(iovec - 8, lastLength); // the previous iovec's length, now final
+            }
             RawMemory.putLong(iovec, address);
-            RawMemory.putLong(iovec + 8, len);
+            lastLength = len;
             iovCount++;
         }
         iovEnd = address + len;
