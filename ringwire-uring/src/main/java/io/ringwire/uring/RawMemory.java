@@ -31,13 +31,19 @@ public final class RawMemory {
 
     private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final VarHandle ATOMIC_INT = JAVA_INT.varHandle();
+    // the layouts' handles, invoked directly: MemorySegment.get/set would add a call (and a lookup of the layout's
+    // handle) above each, and these run deep inside inlined code, where C2 stops inlining at a depth of 15
+    private static final VarHandle BYTE = JAVA_BYTE.varHandle();
+    private static final VarHandle SHORT = JAVA_SHORT_UNALIGNED.varHandle();
+    private static final VarHandle INT = JAVA_INT_UNALIGNED.varHandle();
+    private static final VarHandle LONG = JAVA_LONG_UNALIGNED.varHandle();
 
     /**
      * @param address where
      * @return the byte there
      */
     public static byte getByte(long address) {
-        return ALL.get(JAVA_BYTE, address);
+        return (byte) BYTE.get(ALL, address);
     }
 
     /**
@@ -45,7 +51,7 @@ public final class RawMemory {
      * @param value   the byte to store
      */
     public static void putByte(long address, byte value) {
-        ALL.set(JAVA_BYTE, address, value);
+        BYTE.set(ALL, address, value);
     }
 
     /**
@@ -53,7 +59,7 @@ public final class RawMemory {
      * @return the 16-bit value there
      */
     public static short getShort(long address) {
-        return ALL.get(JAVA_SHORT_UNALIGNED, address);
+        return (short) SHORT.get(ALL, address);
     }
 
     /**
@@ -61,7 +67,7 @@ public final class RawMemory {
      * @param value   the 16-bit value to store
      */
     public static void putShort(long address, short value) {
-        ALL.set(JAVA_SHORT_UNALIGNED, address, value);
+        SHORT.set(ALL, address, value);
     }
 
     /**
@@ -69,7 +75,7 @@ public final class RawMemory {
      * @return the 32-bit value there
      */
     public static int getInt(long address) {
-        return ALL.get(JAVA_INT_UNALIGNED, address);
+        return (int) INT.get(ALL, address);
     }
 
     /**
@@ -77,7 +83,7 @@ public final class RawMemory {
      * @param value   the 32-bit value to store
      */
     public static void putInt(long address, int value) {
-        ALL.set(JAVA_INT_UNALIGNED, address, value);
+        INT.set(ALL, address, value);
     }
 
     /**
@@ -85,7 +91,7 @@ public final class RawMemory {
      * @return the 64-bit value there
      */
     public static long getLong(long address) {
-        return ALL.get(JAVA_LONG_UNALIGNED, address);
+        return (long) LONG.get(ALL, address);
     }
 
     /**
@@ -93,7 +99,7 @@ public final class RawMemory {
      * @param value   the 64-bit value to store
      */
     public static void putLong(long address, long value) {
-        ALL.set(JAVA_LONG_UNALIGNED, address, value);
+        LONG.set(ALL, address, value);
     }
 
     /**
