@@ -34,6 +34,12 @@ public final class SubmissionQueue {
     private int tail;
     /** Tail last published to the kernel. */
     private int publishedTail;
+    /**
+     * The kernel's SQ head as {@link #tryReserve} last read it: a slot free then is free until the tail reaches it, so
+     * the head is read again (with acquire: the kernel is done with an SQE it has moved past) only when the queue
+     * looks full, not once per SQE.
+     */
+    private int knownHead;
 
     SubmissionQueue(IoUring ring, MemorySegment rings, MemorySegment params, MemorySegment sqes, boolean noSqArray) {
         this.ring = ring;
@@ -56,6 +62,7 @@ public final class SubmissionQueue {
         }
         this.tail = RawMemory.getIntAcquire(ktail);
         this.publishedTail = tail;
+        this.knownHead = RawMemory.getIntAcquire(khead);
     }
 
     /** @return the number of SQE slots */
@@ -147,11 +154,16 @@ public final class SubmissionQueue {
      *         io_uring_enter): try again after reaping completions
      */
     public boolean tryReserve() {
-        if (tail - RawMemory.getIntAcquire(khead) < entries) {
+        if (tail - knownHead < entries) {
+            return true; // free when the head was last read, so free now: the kernel only ever moves it forward
+        }
+        knownHead = RawMemory.getIntAcquire(khead);
+        if (tail - knownHead < entries) {
             return true;
         }
         ring.submitBecauseFull();
-        return tail - RawMemory.getIntAcquire(khead) < entries;
+        knownHead = RawMemory.getIntAcquire(khead);
+        return tail - knownHead < entries;
     }
 
     // ------------------------------------------------------------------------------------------ field access
