@@ -191,15 +191,19 @@ class WorkloadsEndToEndTest {
     @Test
     void wrkPacedToARateOffersThatRateWithAndWithoutPipelining() throws Exception {
         List<String> notes = new ArrayList<>();
-        double rate = 400; // 8 connections: a write every 20 ms each (80 ms with 4 pipelined requests)
+        // 8 connections: a write every 40 ms each (160 ms with 4 pipelined requests). The window's pause is the period
+        // less the median of what three one-second calibration runs saw pass besides their pause (the server's answer,
+        // ~1 ms): only if two of the three ran at half the rate or less (a stall of 20 ms a request) and the window
+        // then did not could the window offer twice the rate; a slowness that lasts only lowers it
+        double rate = 200;
         List<Experiment> e = Workloads.http(settings(Competitor.RINGWIRE), List.of(8), List.of(1, 4), rate,
             notes::add);
         assumeTrue(!e.isEmpty(), () -> "wrk unavailable: " + notes);
         for (Experiment x : e) {
             for (RunResult r : clean(x, 1)) {
-                assertTrue(r.variant().endsWith(", 400 req/s"), r::variant);
+                assertTrue(r.variant().endsWith(", 200 req/s"), r::variant);
                 assertEquals(rate, r.offeredRate(), () -> "the rate asked for, recorded as offered: " + r);
-                // unpaced, 8 connections get thousands of answers a second; a slow machine only lowers the rate
+                // unpaced, 8 connections get thousands of answers a second
                 assertTrue(r.rate() < 2 * rate, () -> "paced: " + r);
             }
         }
