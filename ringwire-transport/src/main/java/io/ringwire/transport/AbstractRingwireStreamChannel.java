@@ -1043,6 +1043,15 @@ public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChan
                 stash(src, alloc); // older bytes wait for the next read(): keep the order
                 return;
             }
+            if (!config.isAutoRead() && !drainingToEof && !readPending && (!readInBatch || messagesThisLoop == 0)) {
+                // paused, and no read() asked for these bytes: they wait for one without touching the allocator's
+                // handle, so a batch that delivers nothing is no read at all. Counted as a read of 0 bytes, it
+                // shrank the handle's guess, and the next read() handed the kept bytes up in pieces of the smaller
+                // guess: a read-shaping handler then paused for each piece's share of its budget instead of for
+                // the whole, as Netty's epoll and NIO read them
+                stash(src, alloc);
+                return;
+            }
             RecvByteBufAllocator.ExtendedHandle handle = batchHandle();
             ChannelPipeline p = pipeline();
             while (src.hasRemaining()) {

@@ -1,0 +1,15 @@
+package io.ringwire.transport.testsuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.testsuite.transport.socket.TrafficShapingHandlerTest;
+
+import java.util.List;
+
+class RingwireTrafficShapingHandlerTest extends TrafficShapingHandlerTest {
+    @Override
+    protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
+        return RingwireSocketTestPermutation.INSTANCE.socket();
+    }
+}
