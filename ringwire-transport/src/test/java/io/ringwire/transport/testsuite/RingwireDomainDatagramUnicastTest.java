@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Netty's DatagramUnicastTest over Unix domain datagram sockets (paths), Ringwire on both ends, as Netty's epoll module
- * runs it for its own domain datagram channel. The cases that need the JDK's DatagramSocket skip themselves (it takes
+ * Netty's DatagramUnicastTest over Unix domain datagram sockets (paths), Ringwire with itself and with Netty epoll, as
+ * Netty's epoll module runs it for its own domain datagram channel. The cases that need the JDK's DatagramSocket skip themselves (it takes
  * no domain address), and the unresolvable-host case applies to internet addresses only.
  */
 class RingwireDomainDatagramUnicastTest extends DatagramUnicastTest {
@@ -92,7 +92,8 @@ class RingwireDomainDatagramUnicastTest extends DatagramUnicastTest {
                 errorRef.compareAndSet(null, cause);
             }
         });
-        return cb.bind(newSocketAddress()).sync().channel();
+        client = cb.bind(newSocketAddress()).sync().channel();
+        return client;
     }
 
     @Override
@@ -137,9 +138,16 @@ class RingwireDomainDatagramUnicastTest extends DatagramUnicastTest {
         }
     }
 
+    /** The client channel of the pairing running now (set up by {@link #setupClientChannel}). */
+    private Channel client;
+
+    /**
+     * Ringwire's domain datagram channel disconnects and keeps its bound name; Netty epoll's does not support it (its
+     * own test says so), so the disconnect case runs where the client is Ringwire's.
+     */
     @Override
     protected boolean supportDisconnect() {
-        return true;
+        return !(client instanceof io.netty.channel.epoll.EpollDomainDatagramChannel);
     }
 
     @Override

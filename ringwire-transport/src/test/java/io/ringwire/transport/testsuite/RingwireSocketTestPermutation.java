@@ -7,6 +7,14 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollDomainDatagramChannel;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.channel.socket.nio.NioDatagramChannel;
@@ -28,11 +36,15 @@ import io.ringwire.transport.RingwireSocketChannel;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Netty's socket test permutations with Ringwire in them, the way Netty's own io_uring and epoll modules run the
- * testsuite: Ringwire server × Ringwire client, Ringwire server × NIO client, NIO server × Ringwire client.
+ * testsuite: every pairing of a Ringwire end with a Ringwire, NIO or Netty epoll end, both directions (Ringwire ×
+ * Ringwire, Ringwire server × NIO client, NIO server × Ringwire client, and the same with epoll). Unix domain stream
+ * and datagram sockets pair Ringwire with itself and with epoll (NIO's domain channels take the JDK's address type,
+ * not Netty's {@code DomainSocketAddress}). Where Netty's epoll cannot load, its pairings are left out.
  */
 public final class RingwireSocketTestPermutation extends SocketTestPermutation {
     static final RingwireSocketTestPermutation INSTANCE = new RingwireSocketTestPermutation();
@@ -44,10 +56,19 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
 
     private final EventLoopGroup nioGroup = new MultiThreadIoEventLoopGroup(NUM_THREADS,
         new DefaultThreadFactory("testsuite-ringwire-nio", true), NioIoHandler.newFactory());
+    /** Netty's epoll transport as the other end; null where its native library does not load. */
+    private final EventLoopGroup epollGroup = Epoll.isAvailable() ? new MultiThreadIoEventLoopGroup(NUM_THREADS,
+        new DefaultThreadFactory("testsuite-ringwire-epoll", true), EpollIoHandler.newFactory()) : null;
 
     @Override
     public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket() {
-        return combo(serverSocket(), clientSocket());
+        List<BootstrapFactory<ServerBootstrap>> servers = new ArrayList<>(serverSocket());
+        List<BootstrapFactory<Bootstrap>> clients = new ArrayList<>(clientSocket());
+        if (epollGroup != null) {
+            servers.add(() -> new ServerBootstrap().group(epollGroup).channel(EpollServerSocketChannel.class));
+            clients.add(() -> new Bootstrap().group(epollGroup).channel(EpollSocketChannel.class));
+        }
+        return withRingwire(servers, clients);
     }
 
     @Override
@@ -68,37 +89,22 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
         return List.of(ringwire, nio);
     }
 
-    /**
-     * Unix domain stream sockets, Ringwire on both ends (NIO's domain channels take the JDK's address type, not
-     * Netty's {@code DomainSocketAddress}, so they cannot share a test).
-     */
+    /** Unix domain stream sockets: Ringwire × Ringwire, and Ringwire with Netty epoll both ways. */
     public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> domainSocket() {
-        BootstrapFactory<ServerBootstrap> server = domainServerSocket().get(0);
-        BootstrapFactory<Bootstrap> client = () -> new Bootstrap()
-            .group(RINGWIRE_WORKER).channel(RingwireDomainSocketChannel.class);
-        return List.of(only(server, client));
+        List<BootstrapFactory<ServerBootstrap>> servers = new ArrayList<>(domainServerSocket());
+        List<BootstrapFactory<Bootstrap>> clients = new ArrayList<>();
+        clients.add(() -> new Bootstrap().group(RINGWIRE_WORKER).channel(RingwireDomainSocketChannel.class));
+        if (epollGroup != null) {
+            servers.add(() -> new ServerBootstrap().group(epollGroup).channel(EpollServerDomainSocketChannel.class));
+            clients.add(() -> new Bootstrap().group(epollGroup).channel(EpollDomainSocketChannel.class));
+        }
+        return withRingwire(servers, clients);
     }
 
     /** A Ringwire Unix domain stream server, for the tests whose peer is a plain socket. */
     public List<BootstrapFactory<ServerBootstrap>> domainServerSocket() {
         return List.of(() -> new ServerBootstrap()
             .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerDomainSocketChannel.class));
-    }
-
-    /** The one combination of {@code server} and {@code client} (Netty's {@code combo} would pair lists). */
-    private static <S extends AbstractBootstrap<?, ?>, C extends AbstractBootstrap<?, ?>>
-        BootstrapComboFactory<S, C> only(BootstrapFactory<S> server, BootstrapFactory<C> client) {
-        return new BootstrapComboFactory<>() {
-            @Override
-            public S newServerInstance() {
-                return server.newInstance();
-            }
-
-            @Override
-            public C newClientInstance() {
-                return client.newInstance();
-            }
-        };
     }
 
     /** @return a fresh path in the temporary directory, no file there yet */
@@ -119,21 +125,32 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
         return new DomainSocketAddress("\0ringwire-test-" + java.util.UUID.randomUUID());
     }
 
-    /** Ringwire × Ringwire, Ringwire × NIO and NIO × Ringwire datagram channels of {@code family}. */
+    /** Datagram channels of {@code family}: Ringwire with Ringwire, NIO and Netty epoll, both ways. */
     @Override
     public List<BootstrapComboFactory<Bootstrap, Bootstrap>> datagram(SocketProtocolFamily family) {
-        BootstrapFactory<Bootstrap> ringwire = () -> new Bootstrap().group(RINGWIRE_WORKER)
-            .channelFactory((ChannelFactory<Channel>) () -> new RingwireDatagramChannel(family));
-        BootstrapFactory<Bootstrap> nio = () -> new Bootstrap().group(nioGroup)
-            .channelFactory((ChannelFactory<Channel>) () -> new NioDatagramChannel(family));
-        return combo(List.of(ringwire, nio), List.of(ringwire, nio));
+        List<BootstrapFactory<Bootstrap>> ends = new ArrayList<>();
+        ends.add(() -> new Bootstrap().group(RINGWIRE_WORKER)
+            .channelFactory((ChannelFactory<Channel>) () -> new RingwireDatagramChannel(family)));
+        ends.add(() -> new Bootstrap().group(nioGroup)
+            .channelFactory((ChannelFactory<Channel>) () -> new NioDatagramChannel(family)));
+        if (epollGroup != null) {
+            ends.add(() -> new Bootstrap().group(epollGroup)
+                .channelFactory((ChannelFactory<Channel>) () -> new EpollDatagramChannel(family)));
+        }
+        return withRingwire(ends, ends);
     }
 
-    /** Unix domain datagram sockets, Ringwire on both ends (NIO has no domain datagram channel). */
+    /**
+     * Unix domain datagram sockets: Ringwire × Ringwire, and Ringwire with Netty epoll both ways (NIO has no domain
+     * datagram channel).
+     */
     public List<BootstrapComboFactory<Bootstrap, Bootstrap>> domainDatagram() {
-        BootstrapFactory<Bootstrap> ringwire = () -> new Bootstrap().group(RINGWIRE_WORKER)
-            .channel(RingwireDomainDatagramChannel.class);
-        return List.of(only(ringwire, ringwire));
+        List<BootstrapFactory<Bootstrap>> ends = new ArrayList<>();
+        ends.add(() -> new Bootstrap().group(RINGWIRE_WORKER).channel(RingwireDomainDatagramChannel.class));
+        if (epollGroup != null) {
+            ends.add(() -> new Bootstrap().group(epollGroup).channel(EpollDomainDatagramChannel.class));
+        }
+        return withRingwire(ends, ends);
     }
 
     @Override
@@ -141,12 +158,33 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
         return List.of(() -> new Bootstrap().group(RINGWIRE_WORKER).channel(RingwireDatagramChannel.class));
     }
 
-    /** Every combination except NIO × NIO, which tests nothing of Ringwire's. */
-    @Override
-    protected <A extends AbstractBootstrap<?, ?>, B extends AbstractBootstrap<?, ?>>
-        List<BootstrapComboFactory<A, B>> combo(List<BootstrapFactory<A>> sbfs, List<BootstrapFactory<B>> cbfs) {
-        List<BootstrapComboFactory<A, B>> all = super.combo(sbfs, cbfs);
-        all.remove(all.size() - 1);
-        return all;
+    /**
+     * Every pairing of a server end from {@code servers} with a client end from {@code clients} in which at least one
+     * is Ringwire's (the first of each list): the others test nothing of Ringwire's.
+     */
+    private static <A extends AbstractBootstrap<?, ?>, B extends AbstractBootstrap<?, ?>>
+        List<BootstrapComboFactory<A, B>> withRingwire(List<BootstrapFactory<A>> servers,
+                                                       List<BootstrapFactory<B>> clients) {
+        List<BootstrapComboFactory<A, B>> combos = new ArrayList<>();
+        for (int s = 0; s < servers.size(); s++) {
+            for (int c = 0; c < clients.size(); c++) {
+                if (s == 0 || c == 0) {
+                    BootstrapFactory<A> server = servers.get(s);
+                    BootstrapFactory<B> client = clients.get(c);
+                    combos.add(new BootstrapComboFactory<>() {
+                        @Override
+                        public A newServerInstance() {
+                            return server.newInstance();
+                        }
+
+                        @Override
+                        public B newClientInstance() {
+                            return client.newInstance();
+                        }
+                    });
+                }
+            }
+        }
+        return combos;
     }
 }
