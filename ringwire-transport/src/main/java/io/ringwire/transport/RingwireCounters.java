@@ -39,6 +39,7 @@ public final class RingwireCounters {
     long bufferRingReleasedBytes;
     long accepts;
     long acceptBackoffs;
+    long handlerFailures;
     long closeSubmits;
     long directRecvs;
     long cqOverflows;
@@ -139,6 +140,7 @@ public final class RingwireCounters {
         @Override public long getBufferRingReleasedBytes() { return c.bufferRingReleasedBytes; }
         @Override public long getAccepts() { return c.accepts; }
         @Override public long getAcceptBackoffs() { return c.acceptBackoffs; }
+        @Override public long getHandlerFailures() { return c.handlerFailures; }
         @Override public long getCqOverflows() { return c.cqOverflows; }
         @Override public long getSqRefusals() { return c.sqRefusals; }
         @Override public int getRegistrations() { return c.registrations; }
@@ -259,6 +261,14 @@ public final class RingwireCounters {
     /** @return times accept paused because the process was out of descriptors (EMFILE/ENFILE) */
     public long acceptBackoffs() {
         return acceptBackoffs;
+    }
+
+    /**
+     * @return exceptions and errors that code the loop called (a channel's handlers, its logger) threw back into the
+     *         loop, which logged them where it could and carried on
+     */
+    public long handlerFailures() {
+        return handlerFailures;
     }
 
     /**
@@ -386,15 +396,15 @@ public final class RingwireCounters {
     public String toString() {
         return String.format("%s: iterations=%d enters=%d sqes=%d (%.2f/enter) cqes=%d (%.2f/enter) recvs=%d "
                 + "(%.1f B/recv) writes=%d (%.2f iovecs/write, %d B) bufferRingExhausted=%d bufferRingBuffers=%d "
-                + "bufferRingShrinks=%d bufferRingReleasedBytes=%d accepts=%d "
-                + "acceptBackoffs=%d closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d zeroCopySends=%d "
+                + "bufferRingShrinks=%d bufferRingReleasedBytes=%d accepts=%d acceptBackoffs=%d handlerFailures=%d "
+                + "closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d zeroCopySends=%d "
                 + "zeroCopyCopied=%d zeroCopyRefused=%d segmentedSends=%d groBatches=%d sqRefusals=%d "
                 + "dryRingFallbacks=%d minWaits=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
                 + "registrations=%d fixedFiles=%d/%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers,
             bufferRingShrinks, bufferRingReleasedBytes, accepts, acceptBackoffs,
-            closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused,
+            handlerFailures, closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused,
             segmentedSends, groBatches, sqRefusals, dryRingFallbacks, minWaits, sendfileBytes, fileRegionCopiedBytes,
             fileRegionMappedBytes, registrations, fixedFiles, fixedFileSlots);
     }

@@ -67,6 +67,10 @@ public final class RingwireIoHandler implements IoHandler {
                 throw new ExceptionInInitializerError(e);
             }
         }
+        // The same for the time-zone data every logger's time stamp needs (JDK logging, Logback, Log4j): the JDK reads
+        // it from a file at its first use, and read first while out of descriptors it fails for the rest of the JVM's
+        // life. An accept storm's EMFILE is often the first thing a fresh server logs.
+        java.time.ZoneId.systemDefault().getRules();
     }
 
     /**
@@ -457,14 +461,27 @@ public final class RingwireIoHandler implements IoHandler {
             if (h != null && r.isValid()) {
                 try {
                     h.prepareBeforeEnter();
-                } catch (Error e) {
-                    throw e;
                 } catch (Throwable t) {
-                    logger.warn("prepareBeforeEnter of {} threw", h, t);
+                    handlerFailed("prepareBeforeEnter", h, t);
                 }
             }
         }
         list.clear();
+    }
+
+    /**
+     * What a handle's code threw into the loop: counted, and logged where the logger can. Errors too: the code a
+     * completion runs includes the application's handlers and its logger, and one failure there must not end the loop
+     * that serves every other channel. A logger that fails in turn (out of descriptors, say) is let be: the counter
+     * still says it happened.
+     */
+    private void handlerFailed(String where, Object handle, Throwable t) {
+        counters.handlerFailures++;
+        try {
+            logger.warn("{} of {} threw", where, handle, t);
+        } catch (Throwable logFailure) {
+            // nothing more to do here; the loop goes on
+        }
     }
 
     private int drainCompletions() {
@@ -489,10 +506,8 @@ public final class RingwireIoHandler implements IoHandler {
             if (h != null) {
                 try {
                     h.afterCompletions();
-                } catch (Error e) {
-                    throw e;
                 } catch (Throwable t) {
-                    logger.warn("afterCompletions of {} threw", h, t);
+                    handlerFailed("afterCompletions", h, t);
                 }
             }
         }
@@ -588,10 +603,8 @@ public final class RingwireIoHandler implements IoHandler {
                 event.set(op, res, flags, UserData.data(userData));
                 r.handle().handle(r, event);
             }
-        } catch (Error e) {
-            throw e;
         } catch (Throwable t) {
-            logger.warn("completion handler of {} threw", r.handle(), t);
+            handlerFailed("the completion handler", r.handle(), t);
         } finally {
             if (last && r.completed()) {
                 unregister(r);

@@ -66,6 +66,9 @@ public interface RingwireLoopMXBean {
     /** @return accepts paused for lack of descriptors (EMFILE, ENFILE) */
     long getAcceptBackoffs();
 
+    /** @return exceptions and errors that handlers (or the logger) threw into the loop, which it survived */
+    long getHandlerFailures();
+
     /** @return times the CQ overflowed into the kernel's list */
     long getCqOverflows();
 
