@@ -192,5 +192,16 @@ class ReportTest(unittest.TestCase):
         self.assertIn("build 0123abc", self.read())
 
 
+class OwnedDocsTest(unittest.TestCase):
+    """The pages this generator writes speak of the project, not of how it was made."""
+
+    def test_no_sitting_or_issue_number(self):
+        for name in ("benchmarks.md", "architecture.md"):
+            with open(os.path.join(REPO, "docs", name), encoding="utf-8") as f:
+                text = f.read()
+            found = re.findall(r"\b(?:session|issue)s? [0-9]{1,2}\b", text, re.I)
+            self.assertEqual([], found, name)
+
+
 if __name__ == "__main__":
     unittest.main()
