@@ -14,8 +14,8 @@ region of the page, marked in the Markdown as
 replaces that region's contents: a table (per server: rate, p50 and p99, server CPU per message, their ratios to
 Netty epoll with the lab's 95 % interval, memory), what Ringwire's ratios to both Netty native transports say, a
 line naming the date, build and host of the run, and a chart (docs/benchmarks/<region>.svg, plain SVG). Where several
-files hold the same region, the one with the most runs of it wins (the last named of equals); regions no file holds are left as they are, and said so. The
-region "summary" gets one line per workload the files hold.
+files hold the same region, the one with the most runs of it wins (the last named of equals); regions no file holds
+are left as they are, and said so. The region "summary" gets one line per workload the files hold.
 
 The build's commit is the lab's "commit" entry where it records one; else --commit names it (one value for all files).
 --check changes nothing and exits 1 if the page or a chart would change. The same files always give the same output.
