@@ -74,6 +74,12 @@ interim figures
 <!-- figures:redis begin -->
 the figures of another run
 <!-- figures:redis end -->
+
+<!-- figures:conns begin -->
+<!-- figures:conns end -->
+
+<!-- figures:cost-model begin -->
+<!-- figures:cost-model end -->
 """
 
 
@@ -190,6 +196,29 @@ class ReportTest(unittest.TestCase):
         self.assertIn("build not recorded", self.read())
         self.run_report("--doc", self.doc, "--commit", "0123abc", path)
         self.assertIn("build 0123abc", self.read())
+
+
+    def test_memory_per_connection_and_the_cost_model_have_their_tables(self):
+        variant = "10,000 conns × 64 B every 10 s"
+        fixed = summary("conns", variant, [row("ringwire", [39.2, 40.1], 1000, offered=1000),
+                                           row("netty-epoll", [38.3, 38.9], 1000, offered=1000)])
+        data = results([fixed])
+        cost = {"heapPerConn": 1023, "nativePerConn": 4, "gcPerConn": 1, "rssPerConn": 1488, "connectsPerSec": 19735,
+                "transportPerConn": 368, "nettyPerConn": 608, "otherPerConn": 45}
+        data["connectionCosts"] = [dict(cost, variant=variant, server="ringwire", round=r) for r in (1, 2)] + [
+            dict(cost, variant=variant, server="netty-epoll", round=1, heapPerConn=1294)]
+        data["costModel"] = {"costs": {"s": 416.0, "w": 4159.0, "t": 4596.0, "perOpAtN": [4967.0, 3071.0],
+                                       "caveats": []},
+                             "batches": [1, 64], "echoVariant": "500 conns × 128 B × 1 in flight", "observedN": 2.12,
+                             "measuredRatio": 0.92, "seedPredictedRatio": 0.52, "perOpPredictedRatio": 1.05}
+        self.assertEqual(0, self.run_report("--doc", self.doc, self.write("conns.json", data)))
+        text = self.read()
+        self.assertIn("| ringwire | 2 | 19,735 | 1,023 | 4 | 1 | 1,028 | 1,488 | 368 | 608 | 45 |", text)
+        self.assertIn("| netty-epoll | 1 | 19,735 | 1,294 |", text)
+        self.assertIn("Cost model: s = 416 ns, w = 4,159 ns, t = 4,596 ns (epoll s + w = 4,575 ns)", text)
+        self.assertIn("| 64 | 78 | 4602 | 3,071 | 0.67 |", text)
+        for name in ("conns-10-000-conns-64-b-every-10-s.svg", "cost-model.svg"):
+            ElementTree.parse(os.path.join(self.dir.name, "benchmarks", name))
 
 
 class OwnedDocsTest(unittest.TestCase):
