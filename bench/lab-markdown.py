@@ -3,21 +3,15 @@
 
     bench/lab-markdown.py lab-results/results.json
 """
-import json
-import statistics
+import os
 import sys
 
-
-def fmt(v, digits=0):
-    if v is None:
-        return "-"
-    if digits == 0:
-        return f"{v:,.0f}"
-    return f"{v:.{digits}f}"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labresults import connection_cost_medians, connection_cost_table, cost_model_lines, fmt, load  # noqa: E402
 
 
 def main(path):
-    d = json.load(open(path))
+    d = load(path)
     for s in d["summaries"]:
         open_loop = any(r["offeredRate"] is not None for r in s["rows"])
         print(f"### {s['workload']} · {s['variant']}\n")
@@ -36,46 +30,22 @@ def main(path):
         print()
     for v in d["verdicts"]:
         print(f"- {v}")
-    costs = d.get("connectionCosts") or []
-    if costs:
-        # medians over rounds per (variant, server), as the lab's own table
-        groups = {}
-        for c in costs:
-            groups.setdefault((c["variant"], c["server"]), []).append(c)
-        keys = ["connectsPerSec", "heapPerConn", "nativePerConn", "gcPerConn", "rssPerConn", "transportPerConn",
-                "nettyPerConn", "otherPerConn"]
-        variant = None
-        for (v, server), g in groups.items():
-            if v != variant:
-                variant = v
-                print(f"\n### conns · {v} · memory per connection (bytes; live after a full GC, with the connections "
-                      "minus before them)\n")
-                print("| server | runs | set-up conns/s | heap | native | GC | total | RSS | transport's own | "
-                      "rest of Netty | JDK and arrays |")
-                print("|---|" + "---:|" * 10)
-            m = {k: statistics.median(x[k] for x in g) for k in keys}
-            total = m["heapPerConn"] + m["nativePerConn"] + m["gcPerConn"]
-            own = "-" if server.startswith("blocking") else fmt(m["transportPerConn"])
-            print(f"| {server} | {len(g)} | {fmt(m['connectsPerSec'])} | {fmt(m['heapPerConn'])} "
-                  f"| {fmt(m['nativePerConn'])} | {fmt(m['gcPerConn'])} | {fmt(total)} | {fmt(m['rssPerConn'])} "
-                  f"| {own} | {fmt(m['nettyPerConn'])} | {fmt(m['otherPerConn'])} |")
+    variant = None
+    rows = []
+    for v, server, runs, m in connection_cost_medians(d.get("connectionCosts") or []):
+        if v != variant:
+            if rows:
+                print("\n".join(connection_cost_table(variant, rows)))
+            variant, rows = v, []
+            print(f"\n### conns · {v} · memory per connection (bytes; live after a full GC, with the connections "
+                  "minus before them)\n")
+        rows.append((server, runs, m))
+    if rows:
+        print("\n".join(connection_cost_table(variant, rows)))
     cm = d.get("costModel")
     if cm:
-        c = cm["costs"]
-        epoll = None if c['s'] is None or c['w'] is None else c['s'] + c['w']
-        print(f"\nCost model: s = {fmt(c['s'])} ns, w = {fmt(c['w'])} ns, t = {fmt(c['t'])} ns "
-              f"(epoll s + w = {fmt(epoll)} ns)\n")
-        for caveat in c.get("caveats") or []:
-            print(f"- {caveat}")
-        print("| n | seed (t+s)/n ns | s/n + t ns | measured per SEND ns | measured / epoll |")
-        print("|---:|---:|---:|---:|---:|")
-        for n, m in zip(cm["batches"], c["perOpAtN"]):
-            print(f"| {n} | {(c['t'] + c['s']) / n:.0f} | {c['s'] / n + c['t']:.0f} | {m:.0f} "
-                  f"| {m / (c['s'] + c['w']):.2f} |")
-        if cm.get("observedN") is not None:
-            print(f"\nEcho {cm['echoVariant']}: Ringwire n = {cm['observedN']:.2f} SQEs per enter; predicted "
-                  f"io_uring/epoll {cm['seedPredictedRatio']:.2f} (seed's formula) or {cm['perOpPredictedRatio']:.2f} "
-                  f"(per operation); measured {cm['measuredRatio']:.2f}.")
+        print()
+        print("\n".join(cost_model_lines(cm)))
 
 
 if __name__ == "__main__":
