@@ -89,8 +89,12 @@ final class Compare {
             return "-";
         }
         Stats.Comparison c = Stats.Comparison.of(newer, older);
-        String judged = !c.enoughRuns() ? "1 run: can't tell" : c.measurable() == 0 ? "no measurable change"
-            : c.measurable() < 0 ? "measurably " + less : "measurably " + more;
+        String judged = switch (c.difference()) {
+            case CANNOT_TELL -> "1 run: can't tell";
+            case NONE -> "no measurable change";
+            case LOWER -> "measurably " + less;
+            case HIGHER -> "measurably " + more;
+        };
         return String.format(Locale.ROOT, "%.2f (%.2f-%.2f) %s", c.ratio(), c.low(), c.high(), judged);
     }
 }

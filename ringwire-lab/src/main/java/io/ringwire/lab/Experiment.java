@@ -227,6 +227,21 @@ final class Experiment {
         return List.copyOf(connectionCosts);
     }
 
+    /** @return the workload's name */
+    String workload() {
+        return workload;
+    }
+
+    /** @return its parameters */
+    String variant() {
+        return variant;
+    }
+
+    /** @return servers, rounds, timing */
+    Settings settings() {
+        return settings;
+    }
+
     /** @return the number of runs */
     int runs() {
         return settings.runs();
@@ -240,6 +255,9 @@ final class Experiment {
      */
     List<RunResult> run(Progress progress) throws IOException, InterruptedException {
         List<RunResult> results = new ArrayList<>();
+        progress.note(String.format(Locale.ROOT, "%s · %s · %d server%s × %d round%s", workload, variant,
+            settings.servers().size(), settings.servers().size() == 1 ? "" : "s", settings.rounds(),
+            settings.rounds() == 1 ? "" : "s"));
         if (generatorKind != null && REHEARSED.add(generatorKind)) {
             rehearse(progress);
         }
@@ -249,10 +267,17 @@ final class Experiment {
                 Collections.reverse(order);
             }
             for (Competitor c : order) {
-                progress.starting(String.format(Locale.ROOT, "%s %s · round %d/%d · %s", workload, variant, round,
-                    settings.rounds(), c.label()));
-                RunResult r = runOnce(c, round);
-                progress.finished(oneLine(r));
+                progress.starting(workload, String.format(Locale.ROOT, "round %d/%d", round, settings.rounds()),
+                    c.label());
+                RunResult r = null;
+                try {
+                    r = runOnce(c, round);
+                } finally {
+                    if (r == null) {
+                        progress.abandoned();
+                    }
+                }
+                progress.finished(shortLine(r), problems(r), oneLine(r));
                 results.add(r);
             }
         }
@@ -267,11 +292,37 @@ final class Experiment {
             return;
         }
         Competitor first = settings.servers().get(0);
-        progress.note(String.format(Locale.ROOT, "%s %s · rehearsal (unmeasured: the %s generator's first run in "
-            + "this JVM) · %s", workload, variant, generatorKind, first.label()));
+        progress.note(String.format(Locale.ROOT, "rehearsal on %s, unmeasured: the %s generator's first run in this "
+            + "JVM", first.label(), generatorKind));
         RunResult r = runOnce(first, 0);
         rehearsals.add(r);
-        progress.note("        " + oneLine(r));
+        progress.note("        " + shortLine(r));
+        if (problems(r) != null) {
+            progress.note("        " + problems(r));
+        }
+    }
+
+    /**
+     * @return a run's figures in short, to end its progress line: rate, p99, server CPU per message, and whether
+     *         other processes disturbed it
+     */
+    static String shortLine(RunResult r) {
+        return String.format(Locale.ROOT, "%9s/s  p99 %7s µs  %5s µs/msg%s", Summary.number("%,.0f", r.rate()),
+            Summary.number("%,.0f", r.p99Us()), Summary.number("%.2f", r.serverCpuUsPerMsg()),
+            r.contaminated() ? " CONTAMINATED" : "");
+    }
+
+    /** @return what went wrong in a run (mismatches, errors, starved connections), or null */
+    static String problems(RunResult r) {
+        List<String> p = new ArrayList<>();
+        if (r.mismatches() + r.errors() > 0) {
+            p.add(String.format(Locale.ROOT, "FAILED: %d mismatched bytes, %d errors", r.mismatches(), r.errors()));
+        }
+        if (r.starved() > 0) {
+            p.add(String.format(Locale.ROOT, "%d connection%s starved (answered only after the window)",
+                r.starved(), r.starved() == 1 ? "" : "s"));
+        }
+        return p.isEmpty() ? null : String.join("; ", p);
     }
 
     static String oneLine(RunResult r) {

@@ -46,7 +46,10 @@ final class HtmlReport {
             + "netty-epoll. CPU per message is the server process's CPU time (its process CPU clock) divided by "
             + "answers; the JIT compiler threads are left out of it and shown apart (JIT cores). Every echoed byte was "
             + "checked.</p>\n");
+        b.append("<section class=\"overview\">\n");
+        summary(b, report.overview());
         overview(b, report.summaries());
+        b.append("</section>\n");
         for (int i = 0; i < report.summaries().size(); i++) {
             section(b, report.summaries().get(i), report.verdicts().get(i));
         }
@@ -87,13 +90,61 @@ final class HtmlReport {
                 high[o][w] = c.high();
             }
         }
-        b.append("<section class=\"overview\"><h2>At a glance: Ringwire's server CPU per message over each "
+        b.append("<h2>At a glance: Ringwire's server CPU per message over each "
             + "competitor's</h2>\n<p class=\"small\">Below 1: Ringwire spends less. Whiskers: 95 % bootstrap "
             + "interval of the ratio of medians over runs; a whisker that crosses 1 means no measurable "
             + "difference.</p>\n<div class=\"charts\">")
             .append(Charts.grouped("ringwire / competitor, CPU per message", "×", labels, others, ratio, low, high,
                 null, false))
-            .append("</div></section>\n");
+            .append("</div>\n");
+    }
+
+    /**
+     * The terminal's summary as a table: a row per workload (and one per Ringwire variant that ran there), its
+     * caveats and the seed's own figure beside it.
+     */
+    private static void summary(StringBuilder b, Overview overview) {
+        b.append("<h2>Summary: Ringwire as a multiple of Netty epoll and Netty io_uring</h2>\n<p class=\"small\">")
+            .append(Html.escape(Overview.HOW_TO_READ)).append("</p>\n<div class=\"scroll\"><table class=\"summary\">")
+            .append("<tr><th>workload</th><th>server</th>");
+        for (String measure : new String[] {"CPU per message", "rate"}) {
+            for (String against : Overview.AGAINST) {
+                b.append("<th>").append(Html.escape(measure + " × " + against)).append("</th>");
+            }
+        }
+        b.append("<th style=\"text-align:left\">notes</th></tr>\n");
+        for (Overview.Entry e : overview.entries()) {
+            List<String> notes = new ArrayList<>();
+            if (e.trade() != null) {
+                notes.add(e.trade());
+            }
+            notes.addAll(e.flags());
+            if (e.seed() != null) {
+                notes.add(e.seed().toString());
+            }
+            String notesCell = "<td style=\"text-align:left;white-space:normal\" rowspan=\""
+                + Math.max(1, e.lines().size()) + "\">" + Html.escape(String.join("; ", notes)) + "</td>";
+            String workloadCell = "<td rowspan=\"" + Math.max(1, e.lines().size()) + "\">" + Html.escape(e.title())
+                + "</td>";
+            if (e.lines().isEmpty()) {
+                b.append("<tr data-workload=\"").append(Html.escape(e.workload())).append("\">").append(workloadCell)
+                    .append("<td colspan=\"5\">ringwire did not run</td>").append(notesCell).append("</tr>\n");
+            }
+            for (int i = 0; i < e.lines().size(); i++) {
+                Overview.Line l = e.lines().get(i);
+                b.append("<tr data-workload=\"").append(Html.escape(e.workload())).append("\" data-server=\"")
+                    .append(Html.escape(l.server())).append("\">").append(i == 0 ? workloadCell : "").append("<td>")
+                    .append(Html.escape(l.server())).append("</td>");
+                for (Overview.Cell c : l.cells()) {
+                    b.append("<td>").append(Html.escape(Overview.cell(c.cpu(), false))).append("</td>");
+                }
+                for (Overview.Cell c : l.cells()) {
+                    b.append("<td>").append(Html.escape(Overview.cell(c.rate(), e.openLoop()))).append("</td>");
+                }
+                b.append(i == 0 ? notesCell : "").append("</tr>\n");
+            }
+        }
+        b.append("</table></div>\n");
     }
 
     private static void section(StringBuilder b, Summary s, String verdict) {

@@ -35,10 +35,19 @@ import java.util.concurrent.Callable;
             + "single-stream 1 KiB with a 16384-message window; all six servers, 2 rounds, 3 s measured after a "
             + "warm-up of 2-6 s (until the server's JIT compiler threads are quiet).",
         "",
+        "--quick: a first look in about 2 minutes: the fixed-rate echo and rpc-backend on ringwire, netty-io_uring "
+            + "and netty-epoll, 2 rounds.",
+        "",
         "Each run: a fresh server pinned to CPU 1 (when there are 2 cores), the load generator on CPU 0, warm-up, "
             + "then a measured window (the server's JIT compiler threads are counted apart from its CPU per message); "
             + "servers alternate A B C / C B A across rounds; medians with min-max and "
             + "ratios to netty-epoll. Every echoed byte is checked: any mismatch or error makes the exit code 1.",
+        "",
+        "It prints a line per run, a table per workload, and ends with a summary: per workload, ringwire's server CPU "
+            + "per message and rate as a multiple of netty-epoll's and netty-io_uring's: the ratio of medians ± half "
+            + "its 95 %% bootstrap interval over the runs (the interval itself, low-high, where it is lopsided), and "
+            + "'lower' or 'higher' where every run of one is below or above every run of the other, else 'no "
+            + "measurable difference' (the verdicts' own test); then the path of report.html.",
         ""})
 public final class Lab implements Callable<Integer> {
     /** {@code lab --version}: what is being compared, on what. */
@@ -93,12 +102,24 @@ public final class Lab implements Callable<Integer> {
                 + "server with -Dio.netty.noUnsafe=true instead (default: ${DEFAULT-VALUE})")
         boolean nettyUnsafe;
 
+        @Option(names = "--wide", description = "every column of each table, every run's figures and the long "
+            + "verdict sentences (wider than 120 columns); results.json and report.html always have them")
+        boolean wide;
+
+        @Option(names = "--quiet", description = "print only a line per run and the summary")
+        boolean quiet;
+
         @Option(names = "--generator", defaultValue = "best", paramLabel = "io_uring|nio",
             description = "how the lab's load generator does its I/O: io_uring (one ring, multishot receives, batched "
                 + "sends, one io_uring_enter per iteration: the cheaper, so the server saturates first) or nio (one "
                 + "selector, a read and a write call per connection); 'best' is io_uring where the kernel has it "
                 + "(default: ${DEFAULT-VALUE})")
         String generator;
+
+        /** @return how much the terminal shows besides the run lines and the summary */
+        LabReport.Detail detail() {
+            return quiet ? LabReport.Detail.QUIET : wide ? LabReport.Detail.WIDE : LabReport.Detail.COMPACT;
+        }
 
         LoadGenerator.Engine engine() {
             return generator.equals("best") ? LoadGenerator.Engine.best() : LoadGenerator.Engine.of(generator);
@@ -151,8 +172,16 @@ public final class Lab implements Callable<Integer> {
      */
     static final double DEFAULT_HTTP_RATE = 30_000;
 
+    /** The servers of {@code --quick}: Ringwire against Netty's two native transports. */
+    static final List<Competitor> QUICK_SERVERS = List.of(Competitor.RINGWIRE, Competitor.NETTY_IO_URING,
+        Competitor.NETTY_EPOLL);
+
     @Mixin
     Common common;
+
+    @Option(names = "--quick", description = "a first look in about 2 minutes: echo at a fixed 20k msgs/s and "
+        + "rpc-backend, on ringwire, netty-io_uring and netty-epoll (unless --servers), 2 rounds")
+    boolean quick;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -175,25 +204,38 @@ public final class Lab implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        return execute(spec, common, suite(), new ArrayList<>(), false);
+    }
+
+    /** @return the default suite, or with --quick its first look */
+    List<Experiment> suite() {
+        if (quick) {
+            Experiment.Settings s = common.servers == null ? common.settings(QUICK_SERVERS) : common.settings();
+            return List.of(Workloads.echo(s, 500, 128, 1, DEFAULT_FIXED_RATE),
+                Workloads.rpcBackend(s, 32, 1000, 32, 128));
+        }
         Experiment.Settings s = common.settings();
-        List<Experiment> suite = List.of(
+        return List.of(
             // the verdict first at the same work for all (a fixed offered load below every server's capacity),
             // then at saturation
             Workloads.echo(common.fixedLoadSettings(), 500, 128, 1, DEFAULT_FIXED_RATE),
             Workloads.echo(s, 500, 128, 1, 0),
             Workloads.rpcBackend(s, 32, 1000, 32, 128),
             Workloads.singleStream(s, 1024, 16384));
-        return execute(spec, common, suite, new ArrayList<>(), false);
     }
 
     /**
-     * Runs the experiments (and the cost model if asked), prints the tables and verdicts, writes the report.
+     * Runs the experiments (and the cost model if asked), prints the tables and the summary, writes the report.
      *
      * @return 0, or 1 when any run had a mismatch or an error
      */
     static int execute(CommandLine.Model.CommandSpec spec, Common common, List<Experiment> experiments,
                        List<String> notes, boolean costModel) throws IOException, InterruptedException {
-        Progress progress = new Progress(System.out, experiments.stream().mapToInt(Experiment::runs).sum());
+        if (common.quiet && common.wide) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--quiet and --wide exclude each other");
+        }
+        Progress progress = new Progress(System.out, experiments.stream().mapToInt(Experiment::runs).sum(),
+            common.wide);
         String command = "./ringwire lab " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         progress.note(command + "  (" + (ServerProcess.canPin() ? "servers on CPU 1, load generator on CPU 0"
             : "unpinned: one core or no taskset") + ")");
@@ -213,10 +255,8 @@ public final class Lab implements Callable<Integer> {
         List<ConnectionCost> costs = experiments.stream().flatMap(e -> e.connectionCosts().stream()).toList();
         LabReport report = LabReport.of(command, common.settings().jvm(), common.engine(), notes, runs, model,
             costs);
-        System.out.print(report.text());
-        for (Path p : report.write(common.out)) {
-            System.out.println("wrote " + p.toAbsolutePath());
-        }
+        Path html = report.write(common.out);
+        System.out.print(report.text(common.detail()));
         List<RunResult> rehearsals = experiments.stream().flatMap(e -> e.rehearsals().stream()).toList();
         for (RunResult r : rehearsals) {
             if (r.mismatches() + r.errors() > 0) {
@@ -224,6 +264,8 @@ public final class Lab implements Callable<Integer> {
                     + "bytes and %d errors%n", r.workload(), r.server(), r.mismatches(), r.errors());
             }
         }
+        // last, so that it is what the terminal shows when the lab is done
+        System.out.print(report.summaryText(html.toAbsolutePath()));
         return java.util.stream.Stream.concat(runs.stream(), rehearsals.stream())
             .anyMatch(r -> r.mismatches() > 0 || r.errors() > 0) ? 1 : 0;
     }

@@ -125,11 +125,33 @@ public record LabReport(String command, Map<String, String> machine, List<String
         }
     }
 
-    /** @return the terminal text: each table, then the verdicts */
+    /** How much the terminal shows besides the run lines and the summary. */
+    enum Detail {
+        /** Nothing: the run lines and the summary only. */
+        QUIET,
+        /** A table per workload within 120 columns. */
+        COMPACT,
+        /** Every column, the verdict sentences, the servers' JVM flags and the load generator. */
+        WIDE
+    }
+
+    /** @return the terminal text the lab prints by default ({@link Detail#COMPACT}) */
     String text() {
+        return text(Detail.COMPACT);
+    }
+
+    /**
+     * @param detail how much to show
+     * @return the terminal text before the summary: each table (the cost model's and memory per connection where
+     *         measured), and with {@link Detail#WIDE} the verdicts and how every server and the generator ran
+     */
+    String text(Detail detail) {
         StringBuilder b = new StringBuilder();
+        if (detail == Detail.QUIET) {
+            return "";
+        }
         for (Summary s : summaries) {
-            b.append('\n').append(s.table());
+            b.append('\n').append(detail == Detail.WIDE ? s.table() : s.compactTable());
         }
         if (costModel != null) {
             b.append('\n').append(costModel.text());
@@ -137,44 +159,64 @@ public record LabReport(String command, Map<String, String> machine, List<String
         if (!connectionCosts.isEmpty()) {
             b.append(ConnectionCost.table(connectionCosts));
         }
-        b.append('\n');
-        for (String v : verdicts) {
-            b.append("verdict: ").append(v).append('\n');
-        }
-        for (String n : notes) {
-            b.append("note: ").append(n).append('\n');
-        }
-        String flags = machine.get("server JVM flags");
-        if (flags != null) {
-            b.append("every server ran with: ").append(flags).append('\n');
+        List<String> after = new ArrayList<>(); // below the tables, after a blank line
+        if (detail == Detail.WIDE) {
+            verdicts.forEach(v -> after.add("verdict: " + v));
+            String flags = machine.get("server JVM flags");
+            if (flags != null) {
+                after.add("every server ran with: " + flags);
+            }
         }
         for (Competitor c : Competitor.values()) { // a variant's own setting on top of those (the only servers named)
             String variant = machine.get(c.label());
             if (variant != null) {
-                b.append(c.label()).append(": ").append(variant).append('\n');
+                after.add(c.label() + ": " + variant);
             }
         }
         String generator = machine.get("load generator");
-        if (generator != null) {
-            b.append("load generator: ").append(generator).append('\n');
+        if (generator != null && detail == Detail.WIDE) {
+            after.add("load generator: " + generator);
+        }
+        if (!after.isEmpty()) {
+            b.append('\n');
+            after.forEach(line -> b.append(line).append('\n'));
         }
         return b.toString();
+    }
+
+    /** @return the summary of every experiment: what the terminal ends with and the report opens with */
+    Overview overview() {
+        return Overview.of(summaries);
+    }
+
+    /**
+     * @param html the report's path, or null
+     * @return a blank line, the notes, then the summary, every line within {@link Overview#COLUMNS}
+     */
+    String summaryText(Path html) {
+        StringBuilder b = new StringBuilder("\n");
+        for (String n : notes) {
+            String[] lines = n.split("\n"); // a tool's own output after the note's sentence
+            for (int i = 0; i < lines.length; i++) {
+                Overview.wrap(b, lines[i], i == 0 ? "note: " : "      ", "      ");
+            }
+        }
+        return b.append(overview().text(html)).toString();
     }
 
     /**
      * Writes results.json and report.html into {@code dir}.
      *
      * @param dir the output directory (created)
-     * @return the two files
+     * @return the HTML report
      * @throws IOException if writing fails
      */
-    List<Path> write(Path dir) throws IOException {
+    Path write(Path dir) throws IOException {
         Files.createDirectories(dir);
-        Path json = dir.resolve("results.json");
         Path html = dir.resolve("report.html");
-        Files.writeString(json, json(), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("results.json"), json(), StandardCharsets.UTF_8);
         Files.writeString(html, HtmlReport.render(this), StandardCharsets.UTF_8);
-        return List.of(json, html);
+        return html;
     }
 
     /** @return the report as JSON; NaN (a figure that does not apply) is written as null */

@@ -101,6 +101,40 @@ public final class Stats {
             double[] i = ratioInterval(a, b);
             return new Comparison(ratio, i[0], i[1], Stats.measurable(a, b), a.size() >= 2 && b.size() >= 2);
         }
+
+        /** @return what this comparison allows one to say of the numerator against the denominator */
+        public Difference difference() {
+            return !enoughRuns ? Difference.CANNOT_TELL : measurable == 0 ? Difference.NONE
+                : measurable < 0 ? Difference.LOWER : Difference.HIGHER;
+        }
+
+        /** @return half the width of the 95 % interval: the spread shown as "ratio ± this" */
+        public double halfInterval() {
+            return (high - low) / 2;
+        }
+    }
+
+    /** What a {@link Comparison} says: the numerator measurably lower or higher, neither, or too few runs to tell. */
+    public enum Difference {
+        /** Every run of the numerator below every run of the denominator. */
+        LOWER("lower"),
+        /** Every run of the numerator above every run of the denominator. */
+        HIGHER("higher"),
+        /** The runs' min-max ranges overlap. */
+        NONE("no measurable difference"),
+        /** A side had fewer than two runs. */
+        CANNOT_TELL("cannot tell: 1 run");
+
+        private final String words;
+
+        Difference(String words) {
+            this.words = words;
+        }
+
+        /** @return the words the lab's summary uses for it */
+        public String words() {
+            return words;
+        }
     }
 
     /**

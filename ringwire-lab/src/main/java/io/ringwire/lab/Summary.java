@@ -24,8 +24,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
 
     /**
      * Medians of one server's runs (NaN where a figure does not apply); CPU per message also with its min-max, the
-     * 95 % bootstrap interval of its ratio to netty-epoll ({@link Stats#ratioInterval}) and every run's value;
-     * {@code limit} says which side was saturated ({@link #limit}).
+     * 95 % bootstrap interval of its ratio to netty-epoll ({@link Stats#ratioInterval}) and every run's value, the
+     * rate with every run's value too; {@code limit} says which side was saturated ({@link #limit}).
      */
     public record Row(String server, int runs, double rate, double rateMin, double rateMax, double rateVsEpoll,
                       double offeredRate, double p50Us, double p99Us, double p999Us, double streamsPerSec,
@@ -36,7 +36,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                       double directPeakMiB, double gcCount,
                       double gcMillis, double allocBytesPerMsg, double sqesPerEnter, double iovecsPerWrite,
                       double bytesPerRecv,
-                      long mismatches, long errors, long starved, List<Double> cpuRuns, String limit) {
+                      long mismatches, long errors, long starved, List<Double> cpuRuns, List<Double> rateRuns,
+                      String limit) {
         /** @return whether every run was clean */
         public boolean clean() {
             return mismatches == 0 && errors == 0;
@@ -91,7 +92,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 median(rs, RunResult::sqesPerEnter),
                 median(rs, RunResult::iovecsPerWrite), median(rs, RunResult::bytesPerRecv),
                 rs.stream().mapToLong(RunResult::mismatches).sum(), rs.stream().mapToLong(RunResult::errors).sum(),
-                rs.stream().mapToLong(RunResult::starved).sum(), cpuRuns,
+                rs.stream().mapToLong(RunResult::starved).sum(), cpuRuns, values(rs, RunResult::rate),
                 limit(median(rs, RunResult::serverUtil) + median(rs, RunResult::jitUtil),
                     median(rs, RunResult::loadgenUtil), !Double.isNaN(median(rs, RunResult::offeredRate)))));
         }
@@ -161,7 +162,62 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         return rows.stream().filter(r -> r.server().equals(server)).findFirst().orElse(null);
     }
 
-    /** @return the table as text: a title line, a header, one line per server */
+    /** @return mismatched bytes and errors over every run of every server */
+    public long bad() {
+        return rows.stream().mapToLong(r -> r.mismatches() + r.errors()).sum();
+    }
+
+    /**
+     * @param limit a {@link #limit} value, e.g. "generator"
+     * @return the servers whose runs were limited so (the table's limit column)
+     */
+    public List<String> limitedBy(String limit) {
+        return rows.stream().filter(r -> r.limit().equals(limit)).map(Row::server).toList();
+    }
+
+    /** @return open loop: the servers the generator fell behind against (p99 late by > {@value #LATE_US} µs) */
+    public List<String> lateAgainst() {
+        return rows.stream().filter(r -> r.sendLagP99Us() > LATE_US).map(Row::server).toList();
+    }
+
+    /** @return the servers whose dearest run spent more than {@link #MODES_RATIO} × their cheapest's CPU/msg */
+    public List<Row> twoModes() {
+        return rows.stream().filter(r -> r.cpuRuns().size() >= 2 && r.cpuMax() > MODES_RATIO * r.cpuMin()).toList();
+    }
+
+    /** @return the servers that starved a connection in some run */
+    public List<Row> starving() {
+        return rows.stream().filter(r -> r.starved() > 0).toList();
+    }
+
+    /**
+     * The table the terminal shows by default: the columns a reader needs first, within 120 columns; {@link #table}
+     * (--wide), results.json and report.html have every figure.
+     *
+     * @return a title line, a header, one line per server
+     */
+    public String compactTable() {
+        StringBuilder b = new StringBuilder();
+        b.append("== ").append(workload).append(" · ").append(variant).append(" ==\n");
+        String format = "%-17s %10s %6s %9s %9s %10s %11s %6s %-10s %4s%n";
+        b.append(String.format(Locale.ROOT, format, "server", openLoop() ? "answers/s" : "msgs/s", "×epoll",
+            "p50 µs", "p99 µs", "CPU µs/msg", "CPU min-max", "×epoll", "limit", "bad"));
+        for (Row r : rows) {
+            b.append(String.format(Locale.ROOT, format, r.server(), number("%,.0f", r.rate()),
+                ratio(r.rateVsEpoll()), number("%,.0f", r.p50Us()), number("%,.0f", r.p99Us()),
+                number("%.2f", r.cpuUsPerMsg()), Double.isNaN(r.cpuMin()) ? "-"
+                    : String.format(Locale.ROOT, "%.2f-%.2f", r.cpuMin(), r.cpuMax()),
+                ratio(r.cpuVsEpoll()), r.limit(), r.mismatches() + r.errors()));
+        }
+        return b.toString();
+    }
+
+    /** @return {@code v} formatted, or "-" when it is NaN (a figure that does not apply) */
+    static String number(String format, double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, format, v);
+    }
+
+    /** @return the table as text: a title line, a header, one line per server, every column (--wide) */
     public String table() {
         StringBuilder b = new StringBuilder();
         b.append("== ").append(workload).append(" · ").append(variant).append(" ==\n");
@@ -210,9 +266,12 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         if (Double.isNaN(c.ratio())) {
             return a.server() + " vs " + b.server() + ": no CPU figure";
         }
-        String judged = !c.enoughRuns() ? "one run on a side: cannot tell"
-            : c.measurable() == 0 ? "runs overlap: no measurable difference"
-            : c.measurable() < 0 ? a.server() + " measurably lower" : a.server() + " measurably higher";
+        String judged = switch (c.difference()) {
+            case CANNOT_TELL -> "one run on a side: cannot tell";
+            case NONE -> "runs overlap: no measurable difference";
+            case LOWER -> a.server() + " measurably lower";
+            case HIGHER -> a.server() + " measurably higher";
+        };
         return String.format(Locale.ROOT, "%s %.2f× %s's CPU/msg (95 %% interval %.2f-%.2f, %s)", a.server(),
             c.ratio(), b.server(), c.low(), c.high(), judged);
     }
@@ -225,7 +284,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
     /** @return one sentence: who spent least, how Ringwire compares with epoll, and anything that went wrong */
     public String verdict() {
         StringBuilder b = new StringBuilder(workload).append(" (").append(variant).append("): ");
-        long bad = rows.stream().mapToLong(r -> r.mismatches() + r.errors()).sum();
+        long bad = bad();
         Row best = rows.stream().filter(r -> !Double.isNaN(r.cpuUsPerMsg()))
             .min((x, y) -> Double.compare(x.cpuUsPerMsg(), y.cpuUsPerMsg())).orElse(null);
         if (best == null) {
@@ -239,7 +298,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
             double lag = rows.stream().mapToDouble(Row::sendLagP99Us).filter(x -> !Double.isNaN(x)).max()
                 .orElse(Double.NaN);
             if (!Double.isNaN(lag)) {
-                List<String> late = rows.stream().filter(r -> r.sendLagP99Us() > LATE_US).map(Row::server).toList();
+                List<String> late = lateAgainst();
                 b.append(String.format(Locale.ROOT, "; the generator kept its schedule within %,.0f µs (p99 lateness, "
                     + "worst server)%s", lag, late.isEmpty() ? "" : ": it fell behind against "
                     + String.join(", ", late) + ", so their load was not quite the same as the others'"));
@@ -284,13 +343,12 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 .append(", ").append(memory("heap peak garbage included", rw, ep, Row::heapPeakMiB))
                 .append(" (the last grows with what was allocated between collections, so with the rate)");
         }
-        List<String> generatorBound = rows.stream().filter(r -> r.limit().equals("generator")).map(Row::server)
-            .toList();
+        List<String> generatorBound = limitedBy("generator");
         if (!openLoop() && !generatorBound.isEmpty()) {
             b.append("; the load generator used ≥ 0.9 of its core against ").append(String.join(", ", generatorBound))
                 .append(", so those rates are partly its limit");
         }
-        List<String> bothBound = rows.stream().filter(r -> r.limit().equals("both")).map(Row::server).toList();
+        List<String> bothBound = limitedBy("both");
         if (!openLoop() && !bothBound.isEmpty()) {
             // a loop that always finds work takes smaller batches rather than sleeping: it spends its core whatever
             // the rate, so its CPU per message is its core over the rate the pair reached (docs/benchmarks.md,
@@ -301,8 +359,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                     + "rate (" + (workload.equals("http") ? "http" : "echo") + " --rate) compares the servers' own "
                     + "cost");
         }
-        List<String> notSaturated = rows.stream().filter(r -> r.limit().equals("neither")).map(Row::server)
-            .toList();
+        List<String> notSaturated = limitedBy("neither");
         if (!openLoop() && !notSaturated.isEmpty()) {
             b.append("; neither side saturated for ").append(String.join(", ", notSaturated))
                 .append(" (each waited on the other: per-wake-up costs weigh more there)");
@@ -312,19 +369,15 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 + "machine during the window: rerun on a quiet machine before trusting them", contaminatedRuns,
                 totalRuns, RunResult.CONTAMINATED_CORES));
         }
-        for (Row r : rows) {
-            if (r.cpuRuns().size() >= 2 && r.cpuMax() > MODES_RATIO * r.cpuMin()) {
-                b.append(String.format(Locale.ROOT, "; %s's runs differ %.0f× in CPU per message (%.2f-%.2f µs): "
-                    + "it ran in two modes, so its median and every ratio taken with it say little; more rounds tell "
-                    + "how often each mode comes", r.server(), r.cpuMax() / r.cpuMin(), r.cpuMin(), r.cpuMax()));
-            }
+        for (Row r : twoModes()) {
+            b.append(String.format(Locale.ROOT, "; %s's runs differ %.0f× in CPU per message (%.2f-%.2f µs): "
+                + "it ran in two modes, so its median and every ratio taken with it say little; more rounds tell "
+                + "how often each mode comes", r.server(), r.cpuMax() / r.cpuMin(), r.cpuMin(), r.cpuMax()));
         }
-        for (Row r : rows) {
-            if (r.starved() > 0) {
-                b.append(String.format(Locale.ROOT, "; %s starved %d connection%s: a message waited through a whole "
-                    + "window and was answered only after it (within %d s; those waits are in its latency figures)",
-                    r.server(), r.starved(), r.starved() == 1 ? "" : "s", LoadGenerator.STARVED_GRACE_SECONDS));
-            }
+        for (Row r : starving()) {
+            b.append(String.format(Locale.ROOT, "; %s starved %d connection%s: a message waited through a whole "
+                + "window and was answered only after it (within %d s; those waits are in its latency figures)",
+                r.server(), r.starved(), r.starved() == 1 ? "" : "s", LoadGenerator.STARVED_GRACE_SECONDS));
         }
         if (bad > 0) {
             b.append("; FAILED: ").append(bad).append(" mismatched bytes or errors");

@@ -83,6 +83,54 @@ class LabCommandLineTest {
     }
 
     @Test
+    void quickIsTheFixedRateEchoAndRpcBackendOnRingwireAndNettysNativeTransports() {
+        Lab quick = new Lab();
+        new CommandLine(quick).parseArgs("--quick");
+        List<Experiment> suite = quick.suite();
+        assertEquals(List.of("echo", "rpc-backend"), suite.stream().map(Experiment::workload).toList());
+        assertEquals("500 conns × 128 B at 20k msgs/s", suite.get(0).variant());
+        for (Experiment e : suite) {
+            assertEquals(List.of(Competitor.RINGWIRE, Competitor.NETTY_IO_URING, Competitor.NETTY_EPOLL),
+                e.settings().servers());
+            assertEquals(2, e.settings().rounds());
+        }
+        assertEquals(12, suite.stream().mapToInt(Experiment::runs).sum());
+
+        Lab named = new Lab();
+        new CommandLine(named).parseArgs("--quick", "--servers", "ringwire,netty-nio", "--rounds", "3");
+        assertEquals(List.of(Competitor.RINGWIRE, Competitor.NETTY_NIO), named.suite().get(0).settings().servers());
+        assertEquals(3, named.suite().get(1).settings().rounds());
+
+        Lab full = new Lab();
+        new CommandLine(full).parseArgs();
+        assertEquals(List.of("echo", "echo", "rpc-backend", "single-stream"),
+            full.suite().stream().map(Experiment::workload).toList());
+        assertEquals(50, full.suite().stream().mapToInt(Experiment::runs).sum());
+    }
+
+    @Test
+    void everyOutputOptionIsInTheHelpAndQuietAndWideExcludeEachOther() {
+        StringWriter out = new StringWriter();
+        assertEquals(0, new CommandLine(new Lab()).setOut(new PrintWriter(out)).execute("--help"));
+        for (String option : List.of("--quick", "--wide", "--quiet")) {
+            assertTrue(out.toString().lines().anyMatch(l -> l.trim().startsWith(option + " ")
+                && l.trim().length() > option.length() + 10), () -> option + " described: " + out);
+        }
+        StringWriter echoHelp = new StringWriter();
+        new CommandLine(new Lab()).setOut(new PrintWriter(echoHelp)).execute("echo", "--help");
+        assertTrue(echoHelp.toString().contains("--quiet") && echoHelp.toString().contains("--wide"),
+            echoHelp::toString);
+
+        Lab.Echo echo = (Lab.Echo) new CommandLine(new Lab()).parseArgs("echo", "--quiet").subcommand().commandSpec()
+            .userObject();
+        assertEquals(LabReport.Detail.QUIET, echo.common.detail());
+        StringWriter err = new StringWriter();
+        int code = new CommandLine(new Lab()).setErr(new PrintWriter(err)).execute("--quick", "--quiet", "--wide");
+        assertEquals(2, code, err::toString);
+        assertTrue(err.toString().contains("--quiet and --wide exclude each other"), err::toString);
+    }
+
+    @Test
     void shouldExplainEveryWorkloadInHelpAndRefuseUnknownServers() {
         StringWriter out = new StringWriter();
         CommandLine cl = new CommandLine(new Lab()).setOut(new PrintWriter(out));

@@ -132,6 +132,33 @@ class ReportTest {
     }
 
     @Test
+    void theReportOpensWithTheTerminalsSummaryAsATableAboveItsChart(@TempDir Path dir) throws Exception {
+        LabReport report = sample();
+        report.write(dir);
+        Document doc = Jsoup.parse(dir.resolve("report.html").toFile(), "UTF-8");
+        Element overview = doc.selectFirst("section.overview");
+        Element table = overview.selectFirst("table.summary");
+        assertTrue(table.elementSiblingIndex() < overview.selectFirst("svg.chart").parent().elementSiblingIndex(),
+            "the table comes first");
+        assertTrue(doc.selectFirst("section.overview").elementSiblingIndex()
+            < doc.selectFirst("section.workload").elementSiblingIndex(), "the summary opens the report");
+        org.jsoup.select.Elements rows = table.select("tr[data-workload]");
+        assertEquals(List.of("echo", "single-stream"), rows.eachAttr("data-workload"));
+        assertEquals(List.of("ringwire", "ringwire"), rows.eachAttr("data-server"));
+        // the same words as the terminal's: ringwire's runs and netty-epoll's are the same, netty-io_uring did not run
+        Overview.Cell cell = report.overview().entries().get(0).lines().get(0).cells().get(0);
+        assertEquals(Stats.Difference.NONE, cell.cpu().difference());
+        Element echo = rows.get(0);
+        assertEquals(Overview.cell(cell.cpu(), false).replaceAll(" +", " "), echo.child(2).text());
+        assertTrue(echo.child(2).text().endsWith("no measurable difference"), echo.text());
+        assertEquals("not run", echo.child(3).text());
+        assertTrue(report.summaryText(null).contains(Overview.cell(cell.cpu(), false)), report.summaryText(null));
+        assertTrue(echo.child(6).text().contains("seed 001: netty io_uring 0.0.1 3.31× netty-epoll/NIO's req/s; "
+            + "here, rate: ringwire 1.00× netty-epoll's"), echo.text());
+        assertTrue(overview.text().contains(Overview.HOW_TO_READ), overview.text());
+    }
+
+    @Test
     void aVariantsOwnSettingIsNamedAndTheOverviewDoesNotTakeItForACompetitor(@TempDir Path dir) throws Exception {
         List<RunResult> runs = new ArrayList<>();
         for (int round = 1; round <= 2; round++) {

@@ -19,6 +19,19 @@ class SummaryTest {
             nan, nan, mismatches, 0, 0, 0.01);
     }
 
+    /**
+     * A run of experiment {@code e}; {@code cores} is both the server's and the generator's (saturated at ≥ 0.9),
+     * {@code lagUs} the open loop's p99 lateness, {@code foreign} the other processes' cores.
+     */
+    static RunResult run(Experiment e, String server, int round, double rate, double cpu, double cores,
+                         double lagUs, double foreign, long mismatches, long starved) {
+        double nan = Double.NaN;
+        boolean open = e.variant().contains("msgs/s");
+        return new RunResult(e.workload(), e.variant(), server, round, 2.0, rate, open ? rate : nan, 95, 420, 900,
+            2000, nan, nan, open ? lagUs : nan, cpu, cores, 0.01, cores, 0, 300, 80, 40, 120, 9, 4, 2, 10, 64,
+            server.contains("ringwire") ? 8 : nan, nan, nan, nan, nan, mismatches, 0, starved, foreign);
+    }
+
     /** An open-loop run at 20k msgs/s whose generator was {@code lagUs} late at p99. */
     static RunResult openLoop(String server, int round, double lagUs) {
         double nan = Double.NaN;
