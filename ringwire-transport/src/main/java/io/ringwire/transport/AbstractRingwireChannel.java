@@ -131,10 +131,6 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
         }
     }
 
-    /** All of the address space, to copy between two native addresses without a segment per copy. */
-    private static final java.lang.foreign.MemorySegment ALL_MEMORY =
-        java.lang.foreign.MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
-
     /**
      * Moves {@code n} bytes from {@code src} to {@code dst}. Native to native when both addresses are known: one
      * memcpy and no garbage (Netty's {@code writeBytes(ByteBuffer)} allocates a ByteBuffer view of each new pooled
@@ -152,8 +148,7 @@ public abstract class AbstractRingwireChannel extends AbstractChannel implements
                 io.netty.util.internal.PlatformDependent.copyMemory(srcAddress + position,
                     dst.memoryAddress() + writerIndex, n);
             } else {
-                java.lang.foreign.MemorySegment.copy(ALL_MEMORY, srcAddress + position, ALL_MEMORY,
-                    dst.memoryAddress() + writerIndex, n);
+                io.ringwire.uring.RawMemory.copy(srcAddress + position, dst.memoryAddress() + writerIndex, n);
             }
             dst.writerIndex(writerIndex + n);
             src.position(position + n);

@@ -145,8 +145,8 @@ final class FileRegionFiles {
         private final EventExecutor loop;
 
         MappedChunk(MemorySegment mapped, Arena arena, EventExecutor loop) {
-            super(UnpooledByteBufAllocator.DEFAULT, MemorySegment.ofAddress(mapped.address())
-                .reinterpret(mapped.byteSize()).asByteBuffer(), (int) mapped.byteSize());
+            super(UnpooledByteBufAllocator.DEFAULT, io.ringwire.uring.RawMemory.byteBuffer(mapped.address(),
+                mapped.byteSize()), (int) mapped.byteSize());
             this.arena = arena;
             this.loop = loop;
             writerIndex((int) mapped.byteSize());

@@ -8,8 +8,8 @@ import io.ringwire.uring.NativeIoException;
 /**
  * Whether Ringwire can run in this process, in the style of Netty's {@code IoUring.isAvailable()}: io_uring must be
  * usable (a kernel with it, not switched off by {@code kernel.io_uring_disabled}, not blocked by a seccomp profile as
- * Docker's default one does) and offer what Ringwire needs (Linux 6.0 or later). {@code -Dringwire.disable=true}
- * makes it unavailable on purpose, to run an application on another transport without changing code.
+ * Docker's default one does) and offer what Ringwire needs (Linux 6.1 or later). {@code -Dringwire.disable=true} makes
+ * it unavailable on purpose, to run an application on another transport without changing code.
  *
  * <pre>{@code
  * IoHandlerFactory factory = Ringwire.isAvailable() ? RingwireIoHandler.newFactory() : EpollIoHandler.newFactory();
@@ -33,15 +33,21 @@ public final class Ringwire {
         if (SystemPropertyUtil.getBoolean(DISABLE_PROPERTY, false)) {
             return new UnsupportedOperationException("Ringwire is disabled by -D" + DISABLE_PROPERTY + "=true");
         }
+        NativeAccess.warnIfMissing(); // before the binding's first restricted call, which the JDK warns of
         IoUringProbe probe = IoUringProbe.get();
         if (!probe.isAvailable()) {
             Throwable cause = probe.unavailabilityCause();
+            if (NativeAccess.refused(cause)) {
+                return new UnsupportedOperationException("this JVM refuses native access: "
+                    + NativeAccess.ADVICE, cause);
+            }
             return new UnsupportedOperationException("io_uring is unavailable on this kernel (" + probe.kernelRelease()
                 + "): " + cause.getMessage() + hint(cause), cause);
         }
         if (!probe.missingForRingwire().isEmpty()) {
             return new UnsupportedOperationException("this kernel (" + probe.kernelRelease() + ") lacks what Ringwire "
-                + "needs: " + String.join(", ", probe.missingForRingwire()) + " (Linux 6.0 or later has it all)");
+                + "needs: " + String.join(", ", probe.missingForRingwire()) + " (Linux " + probe.kernelWithAllNeeded()
+                + " or later has it all)");
         }
         return null;
     }

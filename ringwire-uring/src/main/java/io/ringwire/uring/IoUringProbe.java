@@ -225,6 +225,30 @@ public final class IoUringProbe {
         return missing;
     }
 
+    /** @return the oldest kernel release that has everything Ringwire needs, e.g. {@code "6.1"} */
+    public String kernelWithAllNeeded() {
+        String newest = "0";
+        for (Entry e : entries) {
+            if (e.neededByRingwire() && compareReleases(e.since(), newest) > 0) {
+                newest = e.since();
+            }
+        }
+        return newest;
+    }
+
+    /** Compares two {@code major.minor} releases numerically. */
+    static int compareReleases(String a, String b) {
+        String[] x = a.split("\\.");
+        String[] y = b.split("\\.");
+        for (int i = 0; i < Math.max(x.length, y.length); i++) {
+            int c = Integer.compare(i < x.length ? Integer.parseInt(x[i]) : 0, i < y.length ? Integer.parseInt(y[i]) : 0);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
+    }
+
     /**
      * @param flags {@code IORING_SETUP_*} bits
      * @return their names joined with {@code |}

@@ -125,4 +125,28 @@ public final class RawMemory {
     public static void putIntRelease(long address, int value) {
         ATOMIC_INT.setRelease(ALL, address, value);
     }
+
+    /**
+     * Copies {@code bytes} bytes between two native addresses (one memcpy, no segment per copy).
+     *
+     * @param from  the source address
+     * @param to    the destination address
+     * @param bytes how many
+     */
+    public static void copy(long from, long to, long bytes) {
+        MemorySegment.copy(ALL, from, ALL, to, bytes);
+    }
+
+    /**
+     * A direct ByteBuffer over {@code bytes} bytes at {@code address}, which the caller keeps mapped for as long as
+     * the buffer is used (the binding makes every segment of unknown size it hands out: the transport needs no native
+     * access of its own).
+     *
+     * @param address where the memory starts
+     * @param bytes   its length, at most {@link Integer#MAX_VALUE}
+     * @return a writable view of it
+     */
+    public static java.nio.ByteBuffer byteBuffer(long address, long bytes) {
+        return MemorySegment.ofAddress(address).reinterpret(bytes).asByteBuffer();
+    }
 }

@@ -54,4 +54,13 @@ class ProbeTest {
         assertEquals("recv failed: ENOBUFS (No buffer space available)",
             new NativeIoException("recv", -Errno.ENOBUFS).getMessage());
     }
+
+    @Test
+    void theKernelWithEverythingNeededIsTheNewestOfTheNeededEntries() {
+        IoUringProbe p = IoUringProbe.get();
+        assertEquals("6.1", p.kernelWithAllNeeded(), "DEFER_TASKRUN (6.1) is the newest needed");
+        assertTrue(IoUringProbe.compareReleases("6.10", "6.9") > 0);
+        assertEquals(0, IoUringProbe.compareReleases("6.1", "6.1"));
+        assertTrue(IoUringProbe.compareReleases("5.19", "6.0") < 0);
+    }
 }
