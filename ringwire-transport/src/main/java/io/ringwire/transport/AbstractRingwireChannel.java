@@ -32,7 +32,7 @@ import java.net.UnknownHostException;
  * reused fd number is never hit), then closes the fd; the registration leaves the loop only after the last of those
  * completions, which is when memory they point at may be reused.
  */
-public abstract class AbstractRingwireChannel extends AbstractChannel implements UnixChannel {
+abstract class AbstractRingwireChannel extends AbstractChannel implements UnixChannel {
     static final InternalLogger logger = InternalLoggerFactory.getInstance(AbstractRingwireChannel.class);
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);

@@ -19,7 +19,7 @@ import static io.ringwire.uring.IoUringConstants.IORING_OP_ACCEPT;
  * Out of descriptors (EMFILE/ENFILE) it stops accepting and tries again after a pause, never in a loop. What TCP and
  * Unix domain servers share; each makes its own child channels.
  */
-public abstract class AbstractRingwireServerChannel extends AbstractRingwireChannel implements ServerChannel {
+abstract class AbstractRingwireServerChannel extends AbstractRingwireChannel implements ServerChannel {
     /** Pause before accepting again after the process ran out of descriptors. */
     static final long ACCEPT_BACKOFF_MILLIS = 100;
 

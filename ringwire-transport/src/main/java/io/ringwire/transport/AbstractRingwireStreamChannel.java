@@ -77,7 +77,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * write is in flight per channel, so order holds and the bytes the kernel holds are bounded; its completion removes
  * what was written (a short write continues from there), which updates writability synchronously.
  */
-public abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel implements DuplexChannel {
+abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel implements DuplexChannel {
 
     /** The channel's options; set by the subclass's constructor. */
     DuplexChannelConfig config;

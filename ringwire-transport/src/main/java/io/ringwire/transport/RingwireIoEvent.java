@@ -6,7 +6,7 @@ import io.netty.channel.IoEvent;
  * One completion as Netty's generic {@link IoEvent}, for {@link io.netty.channel.IoHandle}s that are not Ringwire's
  * own channels. The handler reuses one instance per loop: read it inside {@code handle(...)}, do not keep it.
  */
-public final class RingwireIoEvent implements IoEvent {
+final class RingwireIoEvent implements IoEvent {
     private byte opcode;
     private int res;
     private int flags;

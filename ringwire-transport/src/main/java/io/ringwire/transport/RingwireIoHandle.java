@@ -8,7 +8,7 @@ import io.netty.channel.IoRegistration;
  * An {@link IoHandle} that takes completions on Ringwire's fast path: one call per CQE with its fields, no event
  * object. Ringwire's channels implement it; any other {@link IoHandle} gets {@link RingwireIoEvent}s instead.
  */
-public interface RingwireIoHandle extends IoHandle {
+interface RingwireIoHandle extends IoHandle {
     /**
      * One completion for this handle.
      *

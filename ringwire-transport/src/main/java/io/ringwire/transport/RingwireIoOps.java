@@ -17,7 +17,7 @@ import io.netty.channel.IoOps;
  * @param bufIndex buf_index / buf_group
  * @param data     24 bits returned in the event's {@link RingwireIoEvent#data()}
  */
-public record RingwireIoOps(byte opcode, byte flags, short ioprio, int fd, long off, long addr, int len, int opFlags,
+record RingwireIoOps(byte opcode, byte flags, short ioprio, int fd, long off, long addr, int len, int opFlags,
                             short bufIndex, int data) implements IoOps {
     public RingwireIoOps {
         if ((flags & io.ringwire.uring.IoUringConstants.IOSQE_ASYNC) != 0

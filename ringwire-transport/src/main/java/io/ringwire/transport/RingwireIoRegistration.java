@@ -13,7 +13,7 @@ import io.ringwire.uring.SubmissionQueue;
  *
  * <p>Every method must run on the event loop's thread.
  */
-public final class RingwireIoRegistration implements IoRegistration {
+final class RingwireIoRegistration implements IoRegistration {
     private final RingwireIoHandler handler;
     private final IoHandle handle;
     private final RingwireIoHandle fastHandle;

@@ -13,7 +13,7 @@ package io.ringwire.transport;
  * opcode is the SQE's {@code IORING_OP_*}, so a CQE is dispatched without a look-up table per op; data is 24 bits
  * for the op's own use (e.g. a write sequence). Never a pointer into the Java heap.
  */
-public final class UserData {
+final class UserData {
     private UserData() { }
 
     /** Registration id of the handler's own operations. */

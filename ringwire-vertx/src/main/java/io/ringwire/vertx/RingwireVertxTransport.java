@@ -1,5 +1,6 @@
 package io.ringwire.vertx;
 
+import io.netty.bootstrap.AbstractBootstrap;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -20,10 +21,8 @@ import io.ringwire.transport.RingwireServerDomainSocketChannel;
 import io.ringwire.transport.RingwireServerSocketChannel;
 import io.ringwire.transport.RingwireSocketChannel;
 import io.vertx.core.datagram.DatagramSocketOptions;
-import io.vertx.core.impl.transports.NioTransport;
 import io.vertx.core.net.TcpConfig;
 import io.vertx.core.net.TcpOption;
-import io.vertx.core.net.impl.SocketAddressImpl;
 import io.vertx.core.spi.transport.Transport;
 
 import java.net.NetworkInterface;
@@ -81,7 +80,7 @@ public final class RingwireVertxTransport implements Transport {
     @Override
     public io.vertx.core.net.SocketAddress convert(SocketAddress address) {
         if (address instanceof DomainSocketAddress d) {
-            return new SocketAddressImpl(d.path());
+            return io.vertx.core.net.SocketAddress.domainSocketAddress(d.path());
         }
         return Transport.super.convert(address);
     }
@@ -144,20 +143,20 @@ public final class RingwireVertxTransport implements Transport {
     public void configure(TcpConfig tcp, boolean domainSocket, ServerBootstrap bootstrap) {
         if (!domainSocket) {
             bootstrap.option(RingwireChannelOption.SO_REUSEPORT, tcp.isSoReusePort());
-            NioTransport.configOption(bootstrap, tcp, TcpOption.FASTOPEN, ChannelOption.TCP_FASTOPEN);
-            NioTransport.configChildOption(bootstrap, tcp, TcpOption.USER_TIMEOUT,
+            option(bootstrap, tcp, TcpOption.FASTOPEN, ChannelOption.TCP_FASTOPEN);
+            childOption(bootstrap, tcp, TcpOption.USER_TIMEOUT,
                 RingwireChannelOption.TCP_USER_TIMEOUT);
-            NioTransport.configChildOption(bootstrap, tcp, TcpOption.QUICKACK, RingwireChannelOption.TCP_QUICKACK);
-            NioTransport.configChildOption(bootstrap, tcp, TcpOption.CORK, RingwireChannelOption.TCP_CORK);
+            childOption(bootstrap, tcp, TcpOption.QUICKACK, RingwireChannelOption.TCP_QUICKACK);
+            childOption(bootstrap, tcp, TcpOption.CORK, RingwireChannelOption.TCP_CORK);
             if (positive(tcp, TcpOption.KEEPCNT)) {
-                NioTransport.configChildOption(bootstrap, tcp, TcpOption.KEEPCNT, RingwireChannelOption.TCP_KEEPCNT);
+                childOption(bootstrap, tcp, TcpOption.KEEPCNT, RingwireChannelOption.TCP_KEEPCNT);
             }
             if (positive(tcp, TcpOption.KEEPINTVL)) {
-                NioTransport.configChildOption(bootstrap, tcp, TcpOption.KEEPINTVL,
+                childOption(bootstrap, tcp, TcpOption.KEEPINTVL,
                     RingwireChannelOption.TCP_KEEPINTVL);
             }
             if (positive(tcp, TcpOption.KEEPIDLE)) {
-                NioTransport.configChildOption(bootstrap, tcp, TcpOption.KEEPIDLE,
+                childOption(bootstrap, tcp, TcpOption.KEEPIDLE,
                     RingwireChannelOption.TCP_KEEPIDLE);
             }
         }
@@ -167,21 +166,39 @@ public final class RingwireVertxTransport implements Transport {
     @Override
     public void configure(TcpConfig tcp, boolean domainSocket, Bootstrap bootstrap) {
         if (!domainSocket) {
-            NioTransport.configOption(bootstrap, tcp, TcpOption.FASTOPEN_CONNECT, ChannelOption.TCP_FASTOPEN_CONNECT);
-            NioTransport.configOption(bootstrap, tcp, TcpOption.USER_TIMEOUT, RingwireChannelOption.TCP_USER_TIMEOUT);
-            NioTransport.configOption(bootstrap, tcp, TcpOption.QUICKACK, RingwireChannelOption.TCP_QUICKACK);
-            NioTransport.configOption(bootstrap, tcp, TcpOption.CORK, RingwireChannelOption.TCP_CORK);
+            option(bootstrap, tcp, TcpOption.FASTOPEN_CONNECT, ChannelOption.TCP_FASTOPEN_CONNECT);
+            option(bootstrap, tcp, TcpOption.USER_TIMEOUT, RingwireChannelOption.TCP_USER_TIMEOUT);
+            option(bootstrap, tcp, TcpOption.QUICKACK, RingwireChannelOption.TCP_QUICKACK);
+            option(bootstrap, tcp, TcpOption.CORK, RingwireChannelOption.TCP_CORK);
             if (positive(tcp, TcpOption.KEEPCNT)) {
-                NioTransport.configOption(bootstrap, tcp, TcpOption.KEEPCNT, RingwireChannelOption.TCP_KEEPCNT);
+                option(bootstrap, tcp, TcpOption.KEEPCNT, RingwireChannelOption.TCP_KEEPCNT);
             }
             if (positive(tcp, TcpOption.KEEPINTVL)) {
-                NioTransport.configOption(bootstrap, tcp, TcpOption.KEEPINTVL, RingwireChannelOption.TCP_KEEPINTVL);
+                option(bootstrap, tcp, TcpOption.KEEPINTVL, RingwireChannelOption.TCP_KEEPINTVL);
             }
             if (positive(tcp, TcpOption.KEEPIDLE)) {
-                NioTransport.configOption(bootstrap, tcp, TcpOption.KEEPIDLE, RingwireChannelOption.TCP_KEEPIDLE);
+                option(bootstrap, tcp, TcpOption.KEEPIDLE, RingwireChannelOption.TCP_KEEPIDLE);
             }
         }
         Transport.super.configure(tcp, domainSocket, bootstrap);
+    }
+
+    /** Sets {@code option} to Vert.x's value of {@code tcpOption}, if it has one (Vert.x's own transports' helper). */
+    private static <T> void option(AbstractBootstrap<?, ?> bootstrap, TcpConfig tcp, TcpOption<T> tcpOption,
+                                   ChannelOption<T> option) {
+        T value = tcp.getOption(tcpOption);
+        if (value != null) {
+            bootstrap.option(option, value);
+        }
+    }
+
+    /** {@link #option}, for the channels a server accepts. */
+    private static <T> void childOption(ServerBootstrap bootstrap, TcpConfig tcp, TcpOption<T> tcpOption,
+                                        ChannelOption<T> option) {
+        T value = tcp.getOption(tcpOption);
+        if (value != null) {
+            bootstrap.childOption(option, value);
+        }
     }
 
     /** Vert.x leaves keep-alive counts and intervals at 0 to mean "the kernel's default". */
