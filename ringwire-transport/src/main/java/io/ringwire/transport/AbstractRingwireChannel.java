@@ -39,6 +39,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
 
     /** The socket; -1 once closed. */
     protected int fd;
+    /** Connected, or bound for a listener: what {@link #isActive()} says. */
     protected volatile boolean active;
     private volatile boolean open = true;
     /** user_data data of the multishot read op (ACCEPT or RECV) and of its single-shot form for autoRead off. */

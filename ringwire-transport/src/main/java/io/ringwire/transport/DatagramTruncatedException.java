@@ -12,7 +12,9 @@ import java.net.SocketAddress;
 public final class DatagramTruncatedException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /** The datagram's full length. */
     private final int length;
+    /** Who sent it (not serialized). */
     private final transient SocketAddress sender;
 
     DatagramTruncatedException(int length, int room, SocketAddress sender) {

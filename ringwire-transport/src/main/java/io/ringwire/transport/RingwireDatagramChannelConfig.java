@@ -160,6 +160,9 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
      * Sets {@link RingwireChannelOption#UDP_GRO}. Best set before the channel is bound (as a Bootstrap option): set
      * on a channel that is receiving, it cancels the receive from the loop's ring, but a batch the kernel put in a
      * ring buffer before that is cut, and reported ({@link DatagramTruncatedException}).
+     *
+     * @param udpGro whether the kernel may coalesce received datagrams into one buffer
+     * @return this
      */
     public RingwireDatagramChannelConfig setUdpGro(boolean udpGro) {
         SocketOptions.setBoolean(fd(), IPPROTO_UDP, UDP_GRO, udpGro);
@@ -180,6 +183,9 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
     /**
      * Sets {@link RingwireChannelOption#IP_RECVORIGDSTADDR} (and IPV6_RECVORIGDSTADDR on an IPv6 socket). Set on a
      * channel already receiving, it cancels the receive from the ring, so the next one brings the control message.
+     *
+     * @param on whether each packet's original destination is received with it
+     * @return this
      */
     public RingwireDatagramChannelConfig setRecvOrigDstAddr(boolean on) {
         SocketOptions.setBoolean(fd(), IPPROTO_IP, IP_RECVORIGDSTADDR, on);
@@ -198,7 +204,12 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         return maxDatagramPayloadSize;
     }
 
-    /** Sets {@link RingwireChannelOption#MAX_DATAGRAM_PAYLOAD_SIZE}: 0 to 65,535 bytes. */
+    /**
+     * Sets {@link RingwireChannelOption#MAX_DATAGRAM_PAYLOAD_SIZE}.
+     *
+     * @param maxDatagramPayloadSize 0 (the RecvByteBufAllocator's size) to 65,535 bytes
+     * @return this
+     */
     public RingwireDatagramChannelConfig setMaxDatagramPayloadSize(int maxDatagramPayloadSize) {
         if (maxDatagramPayloadSize < 0 || maxDatagramPayloadSize > 65_535) {
             throw new IllegalArgumentException("MAX_DATAGRAM_PAYLOAD_SIZE: " + maxDatagramPayloadSize

@@ -84,7 +84,10 @@ public final class RingwireDomainDatagramChannelConfig extends DefaultChannelCon
         return SocketOptions.get(channel.fd, SOL_SOCKET, SO_RCVBUF);
     }
 
-    /** @param size SO_RCVBUF @return this */
+    /**
+     * @param size SO_RCVBUF
+     * @return this
+     */
     public RingwireDomainDatagramChannelConfig setReceiveBufferSize(int size) {
         SocketOptions.set(channel.fd, SOL_SOCKET, SO_RCVBUF, size);
         return this;

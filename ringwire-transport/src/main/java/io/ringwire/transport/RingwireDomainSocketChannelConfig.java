@@ -86,7 +86,10 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
         return SocketOptions.get(channel.fd, SOL_SOCKET, SO_RCVBUF);
     }
 
-    /** @param size SO_RCVBUF @return this */
+    /**
+     * @param size SO_RCVBUF
+     * @return this
+     */
     public RingwireDomainSocketChannelConfig setReceiveBufferSize(int size) {
         SocketOptions.set(channel.fd, SOL_SOCKET, SO_RCVBUF, size);
         return this;
@@ -97,7 +100,10 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
         return SocketOptions.get(channel.fd, SOL_SOCKET, SO_SNDBUF);
     }
 
-    /** @param size SO_SNDBUF @return this */
+    /**
+     * @param size SO_SNDBUF
+     * @return this
+     */
     public RingwireDomainSocketChannelConfig setSendBufferSize(int size) {
         SocketOptions.set(channel.fd, SOL_SOCKET, SO_SNDBUF, size);
         return this;
@@ -111,7 +117,10 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
         return SocketOptions.getBoolean(channel.fd, SOL_SOCKET, SO_KEEPALIVE);
     }
 
-    /** @param keepAlive SO_KEEPALIVE (see {@link #isKeepAlive()}) @return this */
+    /**
+     * @param keepAlive SO_KEEPALIVE (see {@link #isKeepAlive()})
+     * @return this
+     */
     public RingwireDomainSocketChannelConfig setKeepAlive(boolean keepAlive) {
         SocketOptions.setBoolean(channel.fd, SOL_SOCKET, SO_KEEPALIVE, keepAlive);
         return this;

@@ -82,6 +82,11 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
     static final int CLASSIC_ENTRIES = 1024;
     static final int CLASSIC_SIZE = 8 * 1024;
 
+    /**
+     * A configuration; prefer {@link #builder()}, which starts from the defaults and the system properties.
+     *
+     * @throws IllegalArgumentException if a value is out of its range (the message names it)
+     */
     public RingwireIoHandlerConfig {
         positive("ringEntries", ringEntries);
         positive("cqEntries", cqEntries);
@@ -173,103 +178,154 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
 
         private Builder() { }
 
-        /** @param v SQ size @return this */
+        /**
+         * @param v SQ size
+         * @return this
+         */
         public Builder ringEntries(int v) {
             ringEntries = v;
             return this;
         }
 
-        /** @param v CQ size @return this */
+        /**
+         * @param v CQ size
+         * @return this
+         */
         public Builder cqEntries(int v) {
             cqEntries = v;
             return this;
         }
 
-        /** @param v provided buffers (power of two) @return this */
+        /**
+         * @param v provided buffers (power of two)
+         * @return this
+         */
         public Builder bufferRingEntries(int v) {
             bufferRingEntries = v;
             return this;
         }
 
-        /** @param v buffers a classic ring starts with (it doubles when it runs dry) @return this */
+        /**
+         * @param v buffers a classic ring starts with (it doubles when it runs dry)
+         * @return this
+         */
         public Builder initialBufferRingEntries(int v) {
             initialBufferRingEntries = v;
             return this;
         }
 
-        /** @param v bytes per provided buffer @return this */
+        /**
+         * @param v bytes per provided buffer
+         * @return this
+         */
         public Builder bufferSize(int v) {
             bufferSize = v;
             return this;
         }
 
-        /** @param v whether to consume receive buffers incrementally when the kernel can @return this */
+        /**
+         * @param v whether to consume receive buffers incrementally when the kernel can
+         * @return this
+         */
         public Builder incrementalBuffers(boolean v) {
             incrementalBuffers = v;
             return this;
         }
 
-        /** @param v iovecs per iteration @return this */
+        /**
+         * @param v iovecs per iteration
+         * @return this
+         */
         public Builder iovecCapacity(int v) {
             iovecCapacity = v;
             return this;
         }
 
-        /** @param v cap on bytes per write SQE @return this */
+        /**
+         * @param v cap on bytes per write SQE
+         * @return this
+         */
         public Builder maxBytesPerWrite(int v) {
             maxBytesPerWrite = v;
             return this;
         }
 
-        /** @param v whether to ask for DEFER_TASKRUN @return this */
+        /**
+         * @param v whether to ask for DEFER_TASKRUN
+         * @return this
+         */
         public Builder deferTaskrun(boolean v) {
             deferTaskrun = v;
             return this;
         }
 
-        /** @param v whether to register the ring fd @return this */
+        /**
+         * @param v whether to register the ring fd
+         * @return this
+         */
         public Builder registerRingFd(boolean v) {
             registerRingFd = v;
             return this;
         }
 
-        /** @param v whether bulk streams may receive straight into allocator buffers @return this */
+        /**
+         * @param v whether bulk streams may receive straight into allocator buffers
+         * @return this
+         */
         public Builder directReceive(boolean v) {
             directReceive = v;
             return this;
         }
 
-        /** @param v whether to ask for SINGLE_ISSUER (DEFER_TASKRUN needs it) @return this */
+        /**
+         * @param v whether to ask for SINGLE_ISSUER (DEFER_TASKRUN needs it)
+         * @return this
+         */
         public Builder singleIssuer(boolean v) {
             singleIssuer = v;
             return this;
         }
 
-        /** @param v whether to ask for NO_SQARRAY @return this */
+        /**
+         * @param v whether to ask for NO_SQARRAY
+         * @return this
+         */
         public Builder noSqArray(boolean v) {
             noSqArray = v;
             return this;
         }
 
-        /** @param v whether connections receive with one multishot RECV @return this */
+        /**
+         * @param v whether connections receive with one multishot RECV
+         * @return this
+         */
         public Builder multishotRecv(boolean v) {
             multishotRecv = v;
             return this;
         }
 
-        /** @param v whether connections receive into the loop's shared provided buffer ring @return this */
+        /**
+         * @param v whether connections receive into the loop's shared provided buffer ring
+         * @return this
+         */
         public Builder bufferRing(boolean v) {
             bufferRing = v;
             return this;
         }
 
-        /** @param v slots of the fixed-file table, 0 for none @return this */
+        /**
+         * @param v slots of the fixed-file table, 0 for none
+         * @return this
+         */
         public Builder fixedFiles(int v) {
             fixedFiles = v;
             return this;
         }
 
-        /** @param v microseconds an idle loop sleeps through completions, 0 for none @return this */
+        /**
+         * @param v microseconds an idle loop sleeps through completions, 0 for none
+         * @return this
+         */
         public Builder minWaitMicros(int v) {
             minWaitMicros = v;
             return this;

@@ -20,6 +20,7 @@ public final class RingwireServerDomainSocketChannel extends AbstractRingwireSer
     /** The path this channel bound, deleted on close; null for an abstract name or before bind. */
     private volatile String boundPath;
 
+    /** A listening Unix domain stream socket, made now; bind it to a path or an abstract name. */
     public RingwireServerDomainSocketChannel() {
         super(DomainSockets.openStream());
         this.config = new RingwireServerDomainSocketChannelConfig(this);

@@ -10,7 +10,7 @@ package io.ringwire.uring;
  * 6.1; everything newer than that is marked "not in 6.1 headers".
  *
  * <p>Struct layouts live beside the structs: {@link IoUringSqe}, {@link IoUringCqe}, {@link IoUringParams},
- * {@link IoUringBufRing}, {@link KernelTimespec}.
+ * {@link BufferRing} (the ring of provided buffers), {@link KernelTimespec}.
  */
 public final class IoUringConstants {
     private IoUringConstants() { }
