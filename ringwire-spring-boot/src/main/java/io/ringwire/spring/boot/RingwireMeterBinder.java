@@ -66,9 +66,10 @@ public final class RingwireMeterBinder implements MeterBinder {
     /** Levels: what the loops hold now, and the ratios of totals. */
     private enum Level {
         LOOPS("ringwire.loops", "Ringwire event loops running in this JVM", c -> 1),
-        REGISTRATIONS("ringwire.loop.registrations", "channels registered with the loops", RingwireCounters::registrations),
-        BUFFER_RING_BUFFERS("ringwire.loop.buffer.ring.buffers", "receive buffers the provided buffer rings have in "
-            + "use", RingwireCounters::bufferRingBuffers),
+        REGISTRATIONS("ringwire.loop.registrations", "channels registered with the loops",
+            RingwireCounters::registrations),
+        BUFFER_RING_BUFFERS("ringwire.loop.buffer.ring.buffers", "receive buffers the provided buffer rings have in use",
+            RingwireCounters::bufferRingBuffers),
         FIXED_FILES("ringwire.loop.fixed.files", "connections in the loops' fixed-file tables",
             RingwireCounters::fixedFiles),
         SQES_PER_ENTER("ringwire.loop.sqes.per.enter", "submission queue entries per io_uring_enter (the batch)",

@@ -6,7 +6,6 @@ import io.ringwire.spring.boot.app.Payload;
 import io.ringwire.transport.RingwireCounters;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.ReactorResourceFactory;
@@ -14,6 +13,7 @@ import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.socket.WebSocketMessage;
 import org.springframework.web.reactive.socket.client.ReactorNettyWebSocketClient;
+import reactor.adapter.JdkFlowAdapter;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
@@ -24,6 +24,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,13 +70,7 @@ final class Exchanges implements AutoCloseable {
         webClient.post().uri("/echo").contentType(MediaType.APPLICATION_OCTET_STREAM)
             .body(Payload.chunks(length).map(DefaultDataBufferFactory.sharedInstance::wrap), DataBuffer.class)
             .retrieve().bodyToFlux(DataBuffer.class)
-            .doOnNext(buffer -> {
-                try {
-                    checker.check(buffer);
-                } finally {
-                    DataBufferUtils.release(buffer);
-                }
-            })
+            .doOnNext(checker::check)
             .then().block(TIMEOUT);
         return checker.toString();
     }
@@ -83,7 +78,8 @@ final class Exchanges implements AutoCloseable {
     /** @return the server's verdict on the body it was sent, streamed from an InputStream ("ok n") */
     String uploadOverJdkClient(long length) {
         return jdk(HttpRequest.newBuilder(base.resolve("/check"))
-                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> Payload.stream(length))),
+                .POST(HttpRequest.BodyPublishers.fromPublisher(JdkFlowAdapter.publisherToFlowPublisher(
+                    Payload.chunks(length).map(ByteBuffer::wrap)))),
             HttpResponse.BodyHandlers.ofString());
     }
 

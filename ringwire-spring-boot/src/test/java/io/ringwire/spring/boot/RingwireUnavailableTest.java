@@ -1,26 +1,19 @@
 package io.ringwire.spring.boot;
 
-import io.ringwire.reactor.RingwireLoopResources;
 import io.ringwire.spring.boot.app.EchoApplication;
-import io.ringwire.spring.boot.app.EchoApplication.Channels;
 import io.ringwire.transport.Ringwire;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.http.client.ReactorResourceFactory;
-import org.springframework.web.reactive.function.client.WebClient;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -33,16 +26,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @SpringBootTest(classes = EchoApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {"server.address=127.0.0.1", "spring.reactor.netty.shutdown-quiet-period=0s"})
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class RingwireUnavailableTest {
-    @LocalServerPort
-    int port;
-    @Autowired
-    WebClient.Builder webClients;
-    @Autowired
-    ReactorResourceFactory resources;
-    @Autowired
-    Channels channels;
-
+class RingwireUnavailableTest extends EchoApplicationTest {
     @BeforeAll
     static void ringwireIsDisabled() {
         assumeTrue(Boolean.getBoolean(Ringwire.DISABLE_PROPERTY), "run with -D" + Ringwire.DISABLE_PROPERTY + "=true");
@@ -50,16 +34,7 @@ class RingwireUnavailableTest {
 
     @Test
     void startsOnNettysDefaultTransportAndSaysWhy(CapturedOutput output) {
-        try (Exchanges exchanges = new Exchanges(port, webClients, resources)) {
-            assertEquals(EchoApplication.HELLO, exchanges.helloOverWebClient());
-            assertEquals(EchoApplication.HELLO, exchanges.helloOverJdkClient());
-            assertEquals("ok " + (1 << 20), exchanges.echoOverWebClient(1 << 20));
-            List<String> messages = Exchanges.messages(10);
-            Exchanges.assertEchoed(messages,
-                exchanges.webSocketEcho(messages, c -> channels.connected.add(c.getClass())));
-        }
-        assertFalse(resources.getLoopResources() instanceof RingwireLoopResources);
-        RingwireOffTest.assertNettysDefault(channels);
+        assertServesOnNettysDefault();
         List<String> lines = output.getAll().lines().filter(l -> l.contains("Ringwire is unavailable")).toList();
         assertEquals(1, lines.size(), () -> "one line says why: " + lines);
         assertTrue(lines.get(0).endsWith("Ringwire is unavailable, so Reactor Netty runs on Netty's default "

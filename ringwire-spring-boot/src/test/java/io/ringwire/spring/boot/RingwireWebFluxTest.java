@@ -4,21 +4,15 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.ringwire.reactor.RingwireLoopResources;
 import io.ringwire.spring.boot.Exchanges.Totals;
 import io.ringwire.spring.boot.app.EchoApplication;
-import io.ringwire.spring.boot.app.EchoApplication.Channels;
 import io.ringwire.transport.Ringwire;
 import io.ringwire.transport.RingwireServerSocketChannel;
 import io.ringwire.transport.RingwireSocketChannel;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.http.codec.ServerSentEvent;
-import org.springframework.web.reactive.function.client.WebClient;
 
 import java.util.List;
 import java.util.Map;
@@ -44,19 +38,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
         "spring.reactor.netty.shutdown-quiet-period=0s",
         "management.endpoints.web.exposure.include=metrics"})
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class RingwireWebFluxTest {
+class RingwireWebFluxTest extends EchoApplicationTest {
     private static final long BODY = 8L * 1024 * 1024;
 
-    @LocalServerPort
-    int port;
-    @Autowired
-    WebClient.Builder webClients;
-    @Autowired
-    ReactorResourceFactory resources;
-    @Autowired
-    Channels channels;
-
-    private Exchanges exchanges;
     private Totals before;
 
     @BeforeAll
@@ -65,14 +49,8 @@ class RingwireWebFluxTest {
     }
 
     @BeforeEach
-    void connect() {
-        exchanges = new Exchanges(port, webClients, resources);
+    void countersBefore() {
         before = Totals.now();
-    }
-
-    @AfterEach
-    void close() {
-        exchanges.close();
     }
 
     @Test

@@ -6,7 +6,6 @@ import org.springframework.boot.http.client.reactive.ReactorClientHttpConnectorB
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
@@ -74,11 +73,7 @@ public class EchoApplication {
                 .body(request.bodyToFlux(DataBuffer.class), DataBuffer.class))
             .POST("/check", request -> request.bodyToFlux(DataBuffer.class)
                 .reduce(new Payload.Checker(), (checker, buffer) -> {
-                    try {
-                        checker.check(buffer);
-                    } finally {
-                        DataBufferUtils.release(buffer);
-                    }
+                    checker.check(buffer);
                     return checker;
                 })
                 .defaultIfEmpty(new Payload.Checker())
