@@ -30,7 +30,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -91,7 +91,7 @@ class RingwireMicronautTest {
     void theDefaultEventLoopsAreRingwiresAsConfigured() {
         assertEquals(2, ((MultiThreadIoEventLoopGroup) loops).executorCount(), "num-threads=2");
         assertEquals(Set.of(RingwireServerSocketChannel.class), channels.bound, "the server listens on Ringwire");
-        assertNotNull(RingwireCounters.of(loops.next()), "a Ringwire loop: it ran the server's listener");
+        assertFalse(RingwireCounters.all().isEmpty(), "Ringwire loops run: one has the server's listener");
     }
 
     @Test
