@@ -7,8 +7,9 @@ import java.util.List;
 /**
  * The servers the lab compares: the same echo logic, only the I/O model differs. The first six serve every
  * workload and are the default; {@code ringwire-minwait} is Ringwire with a minimum wait, which the fixed-load
- * workloads add by default (it trades latency for CPU, which only a fixed load shows fairly); the Vert.x ones serve
- * the http workload only (Vert.x's HTTP server on each of its transports), when asked for by name.
+ * workloads add by default (it trades latency for CPU, which only a fixed load shows fairly); the Vert.x and WebFlux
+ * ones serve the http workload only (Vert.x's HTTP server on each of its transports; a Spring Boot WebFlux
+ * application on Ringwire through ringwire-spring-boot, and on Reactor Netty's epoll), when asked for by name.
  */
 public enum Competitor {
     RINGWIRE("ringwire"),
@@ -26,7 +27,9 @@ public enum Competitor {
     BLOCKING_VIRTUAL("blocking-virtual"),
     VERTX_RINGWIRE("vertx-ringwire"),
     VERTX_IO_URING("vertx-io_uring"),
-    VERTX_EPOLL("vertx-epoll");
+    VERTX_EPOLL("vertx-epoll"),
+    WEBFLUX_RINGWIRE("webflux-ringwire"),
+    WEBFLUX_EPOLL("webflux-epoll");
 
     /** The minimum wait of {@link #RINGWIRE_MIN_WAIT}, µs: the setting measured in docs/benchmarks.md. */
     static final int MIN_WAIT_MICROS = 200;
@@ -69,7 +72,7 @@ public enum Competitor {
         return properties;
     }
 
-    /** @return the six servers every workload runs by default (not the Vert.x ones) */
+    /** @return the six servers every workload runs by default (not the Vert.x and WebFlux ones) */
     public static List<Competitor> standard() {
         return List.of(RINGWIRE, NETTY_IO_URING, NETTY_EPOLL, NETTY_NIO, BLOCKING_PLATFORM, BLOCKING_VIRTUAL);
     }
@@ -79,9 +82,9 @@ public enum Competitor {
         return List.of(RINGWIRE, NETTY_IO_URING, NETTY_EPOLL, NETTY_NIO);
     }
 
-    /** @return whether this is Vert.x's HTTP server, which serves the http workload only */
+    /** @return whether this is Vert.x's HTTP server or a WebFlux application, which serve the http workload only */
     public boolean httpOnly() {
-        return label.startsWith("vertx-");
+        return label.startsWith("vertx-") || label.startsWith("webflux-");
     }
 
     /** @return the name used on the command line and in reports */

@@ -99,9 +99,9 @@ public record ConnectionCost(String variant, String server, int round, int conns
      */
     static String transportPackage(String server) {
         return switch (Competitor.transportOf(server)) { // a variant's classes are its transport's
-            case "ringwire", "vertx-ringwire" -> "io.ringwire.";
+            case "ringwire", "vertx-ringwire", "webflux-ringwire" -> "io.ringwire.";
             case "netty-io_uring", "vertx-io_uring" -> "io.netty.channel.uring.";
-            case "netty-epoll", "vertx-epoll" -> "io.netty.channel.epoll.";
+            case "netty-epoll", "vertx-epoll", "webflux-epoll" -> "io.netty.channel.epoll.";
             case "netty-nio" -> "io.netty.channel.socket.nio.";
             default -> null;
         };

@@ -68,7 +68,8 @@ public final class Lab implements Callable<Integer> {
                 + "blocking-platform, blocking-virtual (default: these six, and at a fixed offered load (echo "
                 + "--rate, http --rate, rpc-frontend) ringwire-minwait: Ringwire with minWaitMicros=200, fewer wake-ups for up "
                 + "to 200 µs more latency); for http also vertx-ringwire, vertx-io_uring, vertx-epoll (Vert.x's "
-                + "HTTP server on each of its transports)")
+                + "HTTP server on each of its transports) and webflux-ringwire, webflux-epoll (a Spring Boot WebFlux "
+                + "application on Ringwire and on Reactor Netty's epoll)")
         List<String> servers;
 
         @Option(names = "--rounds", defaultValue = "2", description = "rounds; server order reverses each round "

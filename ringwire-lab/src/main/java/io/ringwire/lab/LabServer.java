@@ -55,6 +55,7 @@ public final class LabServer {
             case BLOCKING_PLATFORM -> blocking(address, protocol, false, stats);
             case BLOCKING_VIRTUAL -> blocking(address, protocol, true, stats);
             case VERTX_RINGWIRE, VERTX_IO_URING, VERTX_EPOLL -> vertx(competitor, address, threads, protocol, stats);
+            case WEBFLUX_RINGWIRE, WEBFLUX_EPOLL -> webflux(competitor, address, threads, protocol, stats);
             default -> netty(competitor, address, threads, protocol, stats);
         }
     }
@@ -159,6 +160,17 @@ public final class LabServer {
             .requestHandler(req -> req.response().putHeader("content-type", "text/plain").end(body))
             .listen(address.getPort(), address.getHostString())
             .toCompletionStage().toCompletableFuture().get();
+        stats.serve(address.getPort()); // until the lab closes our stdin or ends this process
+    }
+
+    /** A Spring Boot WebFlux application's "Hello, World!" ({@link WebFluxHelloServer}), {@code threads} event loops. */
+    private static void webflux(Competitor competitor, InetSocketAddress address, int threads, Protocol protocol,
+                                ServerStats stats) {
+        if (protocol != Protocol.HTTP) {
+            throw new IllegalArgumentException(competitor.label() + " serves the http workload only");
+        }
+        ServerStats.nettyUsed = true;
+        WebFluxHelloServer.start(competitor == Competitor.WEBFLUX_RINGWIRE, address, threads);
         stats.serve(address.getPort()); // until the lab closes our stdin or ends this process
     }
 
