@@ -109,6 +109,30 @@ public final class IoUringConstants {
 
     /** sqe->addr for MSG_RING: post a CQE with the given user_data and res on the target ring. [5.18] */
     public static final long IORING_MSG_DATA = 0;
+    /**
+     * sqe->addr for MSG_RING: put the file in this ring's fixed-file slot {@code addr3} into the target ring's table
+     * too, at {@code file_index} (a slot + 1, or {@link #IORING_FILE_INDEX_ALLOC}); the target gets a CQE whose res is
+     * the slot it allocated. [6.0]
+     */
+    public static final long IORING_MSG_SEND_FD = 1;
+    /** sqe->msg_ring_flags: post no CQE on the target ring. [6.0] */
+    public static final int IORING_MSG_RING_CQE_SKIP = 1;
+    /** sqe->msg_ring_flags: the target CQE's flags are sqe->file_index. [6.3] */
+    public static final int IORING_MSG_RING_FLAGS_PASS = 1 << 1;
+
+    /** sqe->install_fd_flags of FIXED_FD_INSTALL: the new fd is not close-on-exec. [6.8] */
+    public static final int IORING_FIXED_FD_NO_CLOEXEC = 1;
+
+    // ---------------------------------------------------------------- URING_CMD on a socket (sqe->cmd_op)
+    public static final int SOCKET_URING_OP_SIOCINQ = 0;           // [6.7]
+    public static final int SOCKET_URING_OP_SIOCOUTQ = 1;          // [6.7]
+    /** getsockopt, SOL_SOCKET level only (any other: EOPNOTSUPP); res = optlen. [6.7] */
+    public static final int SOCKET_URING_OP_GETSOCKOPT = 2;
+    /** setsockopt, any level. [6.7] */
+    public static final int SOCKET_URING_OP_SETSOCKOPT = 3;
+    public static final int SOCKET_URING_OP_TX_TIMESTAMP = 4;      // [6.17]
+    /** getsockname (optlen 0) or getpeername (optlen 1); addr = sockaddr, addr3 = its int length. [6.19] */
+    public static final int SOCKET_URING_OP_GETSOCKNAME = 5;
 
     // ---------------------------------------------------------------- cqe->flags (IORING_CQE_F_*)
     public static final int IORING_CQE_F_BUFFER = 1;               // [5.7] upper 16 bits carry the buffer id
@@ -196,6 +220,8 @@ public final class IoUringConstants {
     public static final int IORING_REGISTER_PBUF_RING = 22;        // [5.19]
     public static final int IORING_UNREGISTER_PBUF_RING = 23;      // [5.19]
     public static final int IORING_REGISTER_SYNC_CANCEL = 24;      // [6.0]
+    /** The part of the fixed-file table the kernel allocates from (IORING_FILE_INDEX_ALLOC). [6.0] */
+    public static final int IORING_REGISTER_FILE_ALLOC_RANGE = 25;
     public static final int IORING_REGISTER_PBUF_STATUS = 26;      // [6.8] not in 6.1 headers
     public static final int IORING_REGISTER_NAPI = 27;             // [6.9] not in 6.1 headers
     public static final int IORING_REGISTER_USE_REGISTERED_RING = 1 << 31; // [6.3] OR-ed into the opcode

@@ -41,6 +41,23 @@ public final class IoUringProbe {
     private final boolean multishotRecv;
     private final boolean bufferRing;
     private final boolean registeredRingFd;
+    /** What {@link #probeDirectDescriptors} found: {@code DIRECT_*} bits. */
+    private final int direct;
+
+    /** Multishot ACCEPT into direct descriptors (IORING_FILE_INDEX_ALLOC) [5.19]. */
+    private static final int DIRECT_ACCEPT = 1;
+    /** SOCKET into a direct descriptor [5.19]. */
+    private static final int DIRECT_SOCKET = 1 << 1;
+    /** MSG_RING moves a direct descriptor to another ring's table (IORING_MSG_SEND_FD) [6.0]. */
+    private static final int DIRECT_MSG_RING = 1 << 2;
+    /** URING_CMD getsockopt and setsockopt on a socket (SOCKET_URING_OP_GETSOCKOPT, SETSOCKOPT) [6.7]. */
+    private static final int DIRECT_SOCKOPT = 1 << 3;
+    /** FIXED_FD_INSTALL: a regular fd for a slot [6.8]. */
+    private static final int DIRECT_FD_INSTALL = 1 << 4;
+    /** BIND on a slot [6.11]. */
+    private static final int DIRECT_BIND = 1 << 5;
+    /** URING_CMD getsockname and getpeername (SOCKET_URING_OP_GETSOCKNAME) [6.19]. */
+    private static final int DIRECT_GETSOCKNAME = 1 << 6;
 
     private IoUringProbe() {
         this.kernelRelease = readKernelRelease();
@@ -52,6 +69,7 @@ public final class IoUringProbe {
         boolean recv = false;
         boolean pbuf = false;
         boolean ringFd = false;
+        int directFound = 0;
         try (IoUring ring = IoUring.builder().entries(8).singleIssuer(false).noSqArray(false).build()) {
             feats = ring.features();
             granted = probeSetupFlags();
@@ -64,6 +82,7 @@ public final class IoUringProbe {
                 pbuf = false;
             }
             accept = tryMultishot(ring, true, (short) 0);
+            directFound = probeDirectDescriptors(ring);
         } catch (Throwable t) {
             cause = t;
         }
@@ -74,6 +93,7 @@ public final class IoUringProbe {
         this.multishotRecv = recv;
         this.bufferRing = pbuf;
         this.registeredRingFd = ringFd;
+        this.direct = directFound;
 
         addSetup(list, "SINGLE_ISSUER", IORING_SETUP_SINGLE_ISSUER, "6.0", true);
         addSetup(list, "DEFER_TASKRUN", IORING_SETUP_DEFER_TASKRUN, "6.1", true);
@@ -103,6 +123,17 @@ public final class IoUringProbe {
         list.add(new Entry("behaviour", "multishot RECV", "6.0", recv, true));
         list.add(new Entry("behaviour", "provided buffer ring (PBUF_RING)", "5.19", pbuf, true));
         list.add(new Entry("behaviour", "registered ring fd (RING_FDS)", "5.18", ringFd, false));
+        list.add(new Entry("direct", "multishot ACCEPT into a slot", "5.19",
+            has(DIRECT_ACCEPT), false));
+        list.add(new Entry("direct", "SOCKET into a slot", "5.19", has(DIRECT_SOCKET), false));
+        list.add(new Entry("direct", "MSG_RING SEND_FD: slot to ring", "6.0", has(DIRECT_MSG_RING),
+            false));
+        list.add(new Entry("direct", "URING_CMD get/setsockopt", "6.7", has(DIRECT_SOCKOPT),
+            false));
+        list.add(new Entry("direct", "FIXED_FD_INSTALL: an fd for a slot", "6.8", has(DIRECT_FD_INSTALL), false));
+        list.add(new Entry("direct", "BIND on a slot", "6.11", has(DIRECT_BIND), false));
+        list.add(new Entry("direct", "URING_CMD getsockname", "6.19",
+            has(DIRECT_GETSOCKNAME), false));
 
         addOp(list, IORING_OP_NOP, "5.1", true);
         addOp(list, IORING_OP_WRITEV, "5.1", true);
@@ -123,9 +154,11 @@ public final class IoUringProbe {
         addOp(list, IORING_OP_SHUTDOWN, "5.11", true);
         addOp(list, IORING_OP_MSG_RING, "5.18", false);
         addOp(list, IORING_OP_SOCKET, "5.19", false);
+        addOp(list, IORING_OP_URING_CMD, "5.19", false);
         addOp(list, IORING_OP_SEND_ZC, "6.0", false);
         addOp(list, IORING_OP_SENDMSG_ZC, "6.1", false);
         addOp(list, IORING_OP_READ_MULTISHOT, "6.7", false);
+        addOp(list, IORING_OP_FIXED_FD_INSTALL, "6.8", false);
         addOp(list, IORING_OP_BIND, "6.11", false);
         addOp(list, IORING_OP_LISTEN, "6.11", false);
         addOp(list, IORING_OP_RECV_ZC, "6.15", false);
@@ -208,6 +241,54 @@ public final class IoUringProbe {
     /** @return whether the ring fd can be registered [5.18] */
     public boolean isRegisteredRingFdSupported() {
         return registeredRingFd;
+    }
+
+    private boolean has(int bit) {
+        return (direct & bit) == bit;
+    }
+
+    /**
+     * What connections on direct descriptors need that this kernel lacks: sockets living only in a ring's fixed-file
+     * table, accepted there (multishot ACCEPT with FILE_INDEX_ALLOC, 5.19), moved between rings (MSG_RING SEND_FD,
+     * 6.0), their options read and set without an fd (URING_CMD, 6.7), and a regular fd for the calls that need one
+     * (FIXED_FD_INSTALL, 6.8).
+     *
+     * @return each missing feature with the kernel that brings it; empty when connections can live in slots
+     */
+    public List<String> missingForDirectDescriptors() {
+        List<String> missing = new ArrayList<>();
+        if (!isAvailable()) {
+            missing.add("io_uring itself: " + unavailabilityCause);
+            return missing;
+        }
+        if (!has(DIRECT_ACCEPT)) {
+            missing.add("multishot ACCEPT into a slot (5.19)");
+        }
+        if (!has(DIRECT_MSG_RING)) {
+            missing.add("MSG_RING SEND_FD (6.0)");
+        }
+        if (!has(DIRECT_SOCKOPT)) {
+            missing.add("URING_CMD getsockopt/setsockopt (6.7)");
+        }
+        if (!has(DIRECT_FD_INSTALL)) {
+            missing.add("FIXED_FD_INSTALL (6.8)");
+        }
+        return missing;
+    }
+
+    /** @return whether SOCKET can create a socket straight into a slot [5.19] (client connections without an fd) */
+    public boolean isSocketDirectSupported() {
+        return has(DIRECT_SOCKET);
+    }
+
+    /** @return whether BIND works on a slot [6.11]; without it a slot is bound through an fd installed for the call */
+    public boolean isBindSupported() {
+        return has(DIRECT_BIND);
+    }
+
+    /** @return whether URING_CMD reads a socket's own and peer's address [6.19]; without it, through an fd */
+    public boolean isGetsocknameCmdSupported() {
+        return has(DIRECT_GETSOCKNAME);
     }
 
     /** @return the items Ringwire relies on that this kernel lacks, each with the version that brings it */
@@ -353,6 +434,119 @@ public final class IoUringProbe {
         } finally {
             Libc.close(fd);
         }
+    }
+
+    /**
+     * Tries what connections on direct descriptors use, each on a loopback socket in the scratch ring's fixed-file
+     * table (and a second ring's, for MSG_RING); an opcode the kernel does not list is not tried.
+     *
+     * @return the {@code DIRECT_*} bits that worked
+     */
+    private int probeDirectDescriptors(IoUring ring) {
+        if (ring.registerFileTable(4) < 0) {
+            return 0;
+        }
+        int found = 0;
+        int lfd = -1;
+        int cfd = -1;
+        try (Arena arena = Arena.ofConfined()) {
+            lfd = Sockets.open(SocketConstants.AF_INET, SocketConstants.SOCK_STREAM);
+            Sockets.bind(lfd, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            Sockets.listen(lfd, 4);
+            MemorySegment sa = arena.allocate(SockAddr.STORAGE_SIZE, 8);
+            int saLen = SockAddr.write(Sockets.localAddress(lfd), sa, false);
+            ring.sq().prepAcceptMultishotDirect(lfd, SocketConstants.SOCK_NONBLOCK, 1);
+            ring.submit();
+            cfd = Sockets.open(SocketConstants.AF_INET, SocketConstants.SOCK_STREAM);
+            Libc.connect(cfd, sa, saLen); // EINPROGRESS: loopback completes the handshake at once
+            int slot = awaitResult(ring, 1);
+            if (slot < 0) {
+                return 0;
+            }
+            found |= DIRECT_ACCEPT;
+            ring.sq().prepCancel(1, 0, 2);
+            awaitResult(ring, 2);
+            MemorySegment v = arena.allocate(64, 8);
+            if (ops[IORING_OP_URING_CMD]) {
+                long sqe = ring.sq().prepCmdSock(SOCKET_URING_OP_GETSOCKOPT, slot, SocketConstants.SOL_SOCKET,
+                    SocketConstants.SO_TYPE, v.address(), 4, 3);
+                ring.sq().useFixedFile(sqe, slot);
+                if (awaitResult(ring, 3) == 4 && v.get(JAVA_INT, 0) == SocketConstants.SOCK_STREAM) {
+                    found |= DIRECT_SOCKOPT;
+                }
+                v.set(JAVA_INT, 8, 64);
+                sqe = ring.sq().prepGetsockname(slot, v.address() + 16, v.address() + 8, true, 4);
+                ring.sq().useFixedFile(sqe, slot);
+                if (awaitResult(ring, 4) == 0) {
+                    found |= DIRECT_GETSOCKNAME;
+                }
+            }
+            if (ops[IORING_OP_FIXED_FD_INSTALL]) {
+                ring.sq().prepFixedFdInstall(slot, 0, 5);
+                int fd = awaitResult(ring, 5);
+                if (fd >= 0) {
+                    Libc.close(fd);
+                    found |= DIRECT_FD_INSTALL;
+                }
+            }
+            if (ops[IORING_OP_MSG_RING]) {
+                try (IoUring target = IoUring.builder().entries(2).singleIssuer(false).noSqArray(false).build()) {
+                    if (target.registerFileTable(2) >= 0) {
+                        ring.sq().prepMsgRingFd(target.fd(), slot, 7, 6);
+                        int sent = awaitResult(ring, 6);
+                        if (sent >= 0 && awaitResult(target, 7) == sent) {
+                            found |= DIRECT_MSG_RING;
+                        }
+                    }
+                }
+            }
+            if (ops[IORING_OP_SOCKET]) {
+                ring.sq().prepSocketDirect(SocketConstants.AF_INET, SocketConstants.SOCK_STREAM
+                    | SocketConstants.SOCK_NONBLOCK, 0, -1, 8);
+                int socketSlot = awaitResult(ring, 8);
+                if (socketSlot >= 0) {
+                    found |= DIRECT_SOCKET;
+                    if (ops[IORING_OP_BIND]) {
+                        int len = SockAddr.write(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), sa,
+                            false);
+                        long sqe = ring.sq().prepBind(socketSlot, sa.address(), len, 9);
+                        ring.sq().useFixedFile(sqe, socketSlot);
+                        if (awaitResult(ring, 9) == 0) {
+                            found |= DIRECT_BIND;
+                        }
+                    }
+                    ring.sq().prepCloseDirect(socketSlot, 10);
+                    awaitResult(ring, 10);
+                }
+            }
+            ring.sq().prepCloseDirect(slot, 11);
+            awaitResult(ring, 11);
+        } catch (IOException | RuntimeException e) {
+            return found; // what worked before it
+        } finally {
+            if (cfd >= 0) {
+                Libc.close(cfd);
+            }
+            if (lfd >= 0) {
+                Libc.close(lfd);
+            }
+        }
+        return found;
+    }
+
+    /** Submits and waits (a second at most) for the CQE of {@code userData}; other CQEs are dropped. */
+    private static int awaitResult(IoUring ring, long userData) {
+        int[] result = {Integer.MIN_VALUE};
+        long deadline = System.nanoTime() + 1_000_000_000L;
+        while (result[0] == Integer.MIN_VALUE && System.nanoTime() < deadline) {
+            ring.submitAndWait(1, 100_000_000L);
+            ring.cq().drain((ud, res, flags) -> {
+                if (ud == userData && result[0] == Integer.MIN_VALUE) {
+                    result[0] = res;
+                }
+            }, 16);
+        }
+        return result[0] == Integer.MIN_VALUE ? -Errno.ETIME : result[0];
     }
 
     private static String readKernelRelease() {

@@ -26,8 +26,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  *     union { __u16 buf_index; __u16 buf_group; };         // 40
  *     __u16 personality;   // 42
  *     union { __s32 splice_fd_in; __u32 file_index; __u32 optlen; struct { __u16 addr_len; __u16 __pad3[1]; }; }; // 44
- *     union { struct { __u64 addr3; __u64 __pad2[1]; }; __u8 cmd[0]; }; // 48
+ *     union { struct { __u64 addr3; __u64 __pad2[1]; }; __u64 optval; __u8 cmd[0]; }; // 48
  * };
+ * // URING_CMD on a socket: cmd_op (u32) at 8, level and optname (u32 each) at 16 and 20, optlen at 44
  * </pre>
  * Source: {@code include/uapi/linux/io_uring.h} (Linux 6.18).
  */
@@ -67,4 +68,12 @@ public final class IoUringSqe {
     /** file_index, splice_fd_in, addr_len. */
     public static final int FILE_INDEX_OFFSET = 44;
     public static final int ADDR3_OFFSET = 48;
+    /** URING_CMD: cmd_op, in the low half of off. */
+    public static final int CMD_OP_OFFSET = 8;
+    /** URING_CMD socket options: level and optname, in addr's place. */
+    public static final int LEVEL_OFFSET = 16;
+    public static final int OPTNAME_OFFSET = 20;
+    /** URING_CMD socket options: optlen in file_index's place, optval in addr3's. */
+    public static final int OPTLEN_OFFSET = 44;
+    public static final int OPTVAL_OFFSET = 48;
 }

@@ -25,6 +25,8 @@ public final class SocketConstants {
     public static final int SO_RCVBUF = 8;
     public static final int SO_KEEPALIVE = 9;
     public static final int SO_LINGER = 13;
+    /** getsockopt: the peer's address, as getpeername gives it (optlen must not exceed its length: EINVAL). */
+    public static final int SO_PEERNAME = 28;
     public static final int SO_REUSEPORT = 15;
     public static final int SO_RCVLOWAT = 18;
     public static final int SO_PEERCRED = 17;

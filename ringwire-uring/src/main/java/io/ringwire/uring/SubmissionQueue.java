@@ -301,6 +301,38 @@ public final class SubmissionQueue {
     }
 
     /**
+     * Multishot ACCEPT into direct descriptors [5.19] ({@code io_uring_prep_multishot_accept_direct}): each accepted
+     * socket goes into a free slot of the ring's fixed-file table, chosen by the kernel, and never gets an fd; each
+     * CQE's res is the slot. A full table ends the request with {@code -ENFILE}.
+     *
+     * @param fd       listening socket
+     * @param flags    accept4 flags without {@code SOCK_CLOEXEC} (a slot has no fd to close on exec: EINVAL),
+     *                 e.g. {@code SOCK_NONBLOCK}
+     * @param userData passed back in every CQE
+     * @return the SQE
+     */
+    public long prepAcceptMultishotDirect(int fd, int flags, long userData) {
+        long sqe = prepAcceptMultishot(fd, flags, userData);
+        RawMemory.putInt(sqesAddress + sqe + FILE_INDEX_OFFSET, IORING_FILE_INDEX_ALLOC);
+        return sqe;
+    }
+
+    /**
+     * ACCEPT of one connection into a direct descriptor [5.19] ({@code io_uring_prep_accept_direct} with
+     * {@link IoUringConstants#IORING_FILE_INDEX_ALLOC}): res is the slot the kernel chose.
+     *
+     * @param fd       listening socket
+     * @param flags    accept4 flags without {@code SOCK_CLOEXEC}
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepAcceptDirect(int fd, int flags, long userData) {
+        long sqe = prepAccept(fd, 0, 0, flags, userData);
+        RawMemory.putInt(sqesAddress + sqe + FILE_INDEX_OFFSET, IORING_FILE_INDEX_ALLOC);
+        return sqe;
+    }
+
+    /**
      * ACCEPT ({@code io_uring_prep_accept}), single shot.
      *
      * @param fd          listening socket
@@ -672,6 +704,133 @@ public final class SubmissionQueue {
     public long prepSocket(int domain, int type, int protocol, long userData) {
         // liburing: io_uring_prep_rw(IORING_OP_SOCKET, sqe, domain, NULL, protocol, type)
         return prepRw(IORING_OP_SOCKET, domain, 0, protocol, type, userData);
+    }
+
+    /**
+     * SOCKET into a direct descriptor [5.19] ({@code io_uring_prep_socket_direct}): the new socket goes into a slot
+     * of the ring's fixed-file table and never gets an fd.
+     *
+     * @param domain   {@code AF_*}
+     * @param type     {@code SOCK_*}, optionally with {@code SOCK_NONBLOCK} (not {@code SOCK_CLOEXEC}: EINVAL)
+     * @param protocol usually 0
+     * @param slot     the slot to fill (it must be empty or it is replaced), or -1 for one the kernel picks
+     * @param userData passed back in the CQE: res is the slot the kernel picked, or 0 for {@code slot}
+     * @return the SQE
+     */
+    public long prepSocketDirect(int domain, int type, int protocol, int slot, long userData) {
+        long sqe = prepSocket(domain, type, protocol, userData);
+        RawMemory.putInt(sqesAddress + sqe + FILE_INDEX_OFFSET, slot < 0 ? IORING_FILE_INDEX_ALLOC : slot + 1);
+        return sqe;
+    }
+
+    /**
+     * BIND [6.11] ({@code io_uring_prep_bind}).
+     *
+     * @param fd       socket (or a slot, with {@link #useFixedFile})
+     * @param addr     address of a sockaddr (the kernel copies it at submission)
+     * @param addrLen  its length
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepBind(int fd, long addr, int addrLen, long userData) {
+        // liburing: io_uring_prep_rw(IORING_OP_BIND, sqe, fd, addr, 0, addrlen): the length travels in "off"
+        return prepRw(IORING_OP_BIND, fd, addr, 0, addrLen, userData);
+    }
+
+    /**
+     * CLOSE of a direct descriptor [5.15] ({@code io_uring_prep_close_direct}): empties the ring's fixed-file slot;
+     * requests already issued on it keep the file they took, and the socket closes when the last of them ends. A free
+     * slot may be handed out again by the next allocation.
+     *
+     * @param slot     the slot
+     * @param userData passed back in the CQE (res 0, or {@code -EBADF} for an empty slot)
+     * @return the SQE
+     */
+    public long prepCloseDirect(int slot, long userData) {
+        long sqe = prepRw(IORING_OP_CLOSE, 0, 0, 0, 0, userData);
+        RawMemory.putInt(sqesAddress + sqe + FILE_INDEX_OFFSET, slot + 1);
+        return sqe;
+    }
+
+    /**
+     * FIXED_FD_INSTALL [6.8] ({@code io_uring_prep_fixed_fd_install}): a regular fd for the file in a fixed-file
+     * slot, for a call that needs one; the slot keeps the file too.
+     *
+     * @param slot     the slot
+     * @param flags    0 (close-on-exec) or {@link IoUringConstants#IORING_FIXED_FD_NO_CLOEXEC}
+     * @param userData passed back in the CQE: res is the new fd
+     * @return the SQE
+     */
+    public long prepFixedFdInstall(int slot, int flags, long userData) {
+        long sqe = prepRw(IORING_OP_FIXED_FD_INSTALL, slot, 0, 0, 0, userData);
+        RawMemory.putByte(sqesAddress + sqe + FLAGS_OFFSET, IOSQE_FIXED_FILE);
+        opFlags(sqe, flags);
+        return sqe;
+    }
+
+    /**
+     * URING_CMD on a socket [6.7] ({@code io_uring_prep_cmd_sock}): getsockopt or setsockopt without an fd when
+     * the SQE names a fixed-file slot ({@link #useFixedFile}). {@code SOCKET_URING_OP_GETSOCKOPT} takes only
+     * {@code SOL_SOCKET} (others: EOPNOTSUPP) and completes with the option's length; SETSOCKOPT takes any level.
+     *
+     * @param cmdOp    {@code SOCKET_URING_OP_*}
+     * @param fd       socket
+     * @param level    {@code SOL_SOCKET}, {@code IPPROTO_TCP}, ...
+     * @param optname  the option
+     * @param optval   address of its value (read or written while the SQE is issued)
+     * @param optlen   its length
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepCmdSock(int cmdOp, int fd, int level, int optname, long optval, int optlen, long userData) {
+        long sqe = prepRw(IORING_OP_URING_CMD, fd, 0, 0, 0, userData);
+        long a = sqesAddress + sqe;
+        RawMemory.putInt(a + CMD_OP_OFFSET, cmdOp);
+        RawMemory.putInt(a + LEVEL_OFFSET, level);
+        RawMemory.putInt(a + OPTNAME_OFFSET, optname);
+        RawMemory.putInt(a + OPTLEN_OFFSET, optlen);
+        RawMemory.putLong(a + OPTVAL_OFFSET, optval);
+        return sqe;
+    }
+
+    /**
+     * URING_CMD getsockname or getpeername on a socket [6.19] ({@code SOCKET_URING_OP_GETSOCKNAME}).
+     *
+     * @param fd       socket
+     * @param addr     address of a sockaddr buffer
+     * @param lenAddr  address of its int length, in and out
+     * @param peer     the peer's address (getpeername), or the socket's own
+     * @param userData passed back in the CQE
+     * @return the SQE
+     */
+    public long prepGetsockname(int fd, long addr, long lenAddr, boolean peer, long userData) {
+        long sqe = prepRw(IORING_OP_URING_CMD, fd, addr, 0, 0, userData);
+        long a = sqesAddress + sqe;
+        RawMemory.putInt(a + CMD_OP_OFFSET, SOCKET_URING_OP_GETSOCKNAME);
+        RawMemory.putInt(a + OPTLEN_OFFSET, peer ? 1 : 0);
+        RawMemory.putLong(a + ADDR3_OFFSET, lenAddr);
+        return sqe;
+    }
+
+    /**
+     * MSG_RING with {@code IORING_MSG_SEND_FD} [6.0] ({@code io_uring_prep_msg_ring_fd_alloc}): the file in this
+     * ring's slot {@code sourceSlot} is put in another ring's table as well, in a slot that ring allocates; this ring
+     * keeps its slot (empty it once the CQE says the file has moved). The target ring gets a CQE with
+     * {@code targetUserData} whose res is its new slot; this ring's CQE has the same res, or {@code -errno}
+     * ({@code -ENFILE}: the target's table is full).
+     *
+     * @param targetRingFd   the other ring's fd
+     * @param sourceSlot     this ring's slot
+     * @param targetUserData the target CQE's user_data
+     * @param userData       passed back in this ring's CQE
+     * @return the SQE
+     */
+    public long prepMsgRingFd(int targetRingFd, int sourceSlot, long targetUserData, long userData) {
+        long sqe = prepRw(IORING_OP_MSG_RING, targetRingFd, IORING_MSG_SEND_FD, 0, targetUserData, userData);
+        long a = sqesAddress + sqe;
+        RawMemory.putLong(a + ADDR3_OFFSET, sourceSlot & 0xFFFFFFFFL);
+        RawMemory.putInt(a + FILE_INDEX_OFFSET, IORING_FILE_INDEX_ALLOC);
+        return sqe;
     }
 
     /**

@@ -41,7 +41,10 @@ class ProbeTest {
         assertTrue(text.matches("(?s).*\\nsetup +DEFER_TASKRUN +6\\.1 +yes +needs\\n.*"), text);
         assertTrue(text.matches("(?s).*\\nbehaviour +multishot RECV +6\\.0 +yes +needs\\n.*"), text);
         assertTrue(text.matches("(?s).*\\nopcode +SEND_ZC +6\\.0 +yes .*"), text);
-        assertEquals(p.entries().size() + 3, text.lines().count(), "title, header, one line per item, verdict");
+        assertTrue(text.matches("(?s).*\\ndirect +MSG_RING SEND_FD: slot to ring +6\\.0 .*"), text);
+        assertTrue(text.contains("\ndirect descriptors (connections without file descriptors): "), text);
+        assertEquals(p.entries().size() + 4, text.lines().count(),
+            "title, header, one line per item, direct descriptors, verdict");
         assertTrue(text.strip().endsWith("verdict: everything Ringwire needs is here."), text);
     }
 
