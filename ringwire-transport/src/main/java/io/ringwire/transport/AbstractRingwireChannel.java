@@ -37,8 +37,13 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
 
-    /** The socket; -1 once closed. */
+    /** The socket; -1 once closed; {@code Integer.MAX_VALUE} for a connection on a direct descriptor (no fd). */
     protected int fd;
+    /**
+     * {@link #fd} of a connection on a direct descriptor: its socket lives in a slot of a loop's fixed-file table and
+     * has no fd. A call made with this number by mistake fails with EBADF, never reaching another socket.
+     */
+    static final int DIRECT_FD = Integer.MAX_VALUE;
     /** Connected, or bound for a listener: what {@link #isActive()} says. */
     protected volatile boolean active;
     private volatile boolean open = true;
@@ -88,6 +93,50 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
         this.fd = fd;
         this.active = active;
         this.hasLocalAddress = active;
+    }
+
+    /** @return whether this channel's socket is a direct descriptor: a slot of a loop's fixed-file table, no fd */
+    final boolean isDirect() {
+        return fd == DIRECT_FD;
+    }
+
+    // ---------------------------------------------------------------- calls on the socket outside its SQEs
+
+    /** A call that needs the socket's fd. */
+    interface FdCall<T> {
+        /**
+         * @param fd the socket's
+         * @return the call's result
+         */
+        T apply(int fd) throws NativeIoException;
+    }
+
+    /**
+     * Runs {@code call} with the socket's fd; a connection on a direct descriptor gets one installed for the call and
+     * closed right after it ({@link AbstractRingwireStreamChannel}).
+     */
+    <T> T withFd(FdCall<T> call) throws NativeIoException {
+        return call.apply(fd);
+    }
+
+    /** getsockopt of an int. */
+    int getIntOption(int level, int name) throws NativeIoException {
+        return Sockets.getInt(fd, level, name);
+    }
+
+    /** setsockopt of an int. */
+    void setIntOption(int level, int name, int value) throws NativeIoException {
+        Sockets.setInt(fd, level, name, value);
+    }
+
+    /** getsockopt of up to {@code length} bytes: what the kernel wrote. */
+    byte[] getBytesOption(int level, int name, int length) throws NativeIoException {
+        return Sockets.getBytes(fd, level, name, length);
+    }
+
+    /** setsockopt of bytes. */
+    void setBytesOption(int level, int name, byte[] value) throws NativeIoException {
+        Sockets.setBytes(fd, level, name, value);
     }
 
     /** A {@link RingwireChannelId}: 24 bytes per channel where Netty's default id takes 48. */
@@ -222,15 +271,26 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
 
     /**
      * @return the socket's file descriptor, as Netty's native transports hand it out; it reports closed once the
-     *         channel is, and closing it closes the channel
+     *         channel is, and closing it closes the channel. A connection on a direct descriptor has none: its
+     *         {@code toString()} says where the socket is (a slot of a loop's fixed-file table), and its
+     *         {@code intValue()} is {@link Integer#MAX_VALUE}, which names no file (a call made with it fails with
+     *         EBADF)
      */
     @Override
     public FileDescriptor fd() {
         ChannelFd v = fdView;
-        if (v == null) {
+        if (v == null || fd >= 0 && v.intValue() != fd) { // (a client's socket made after a first view of it)
             fdView = v = new ChannelFd(this);
         }
         return v;
+    }
+
+    /**
+     * @return the channel whose {@link #fd()} {@code d} is, when that channel's socket is a direct descriptor (it has
+     *         no fd to pass: one is installed for the passing); else null
+     */
+    static AbstractRingwireChannel directOwner(FileDescriptor d) {
+        return d instanceof ChannelFd c && c.channel.isDirect() ? c.channel : null;
     }
 
     /**
@@ -241,7 +301,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
         private final AbstractRingwireChannel channel;
 
         ChannelFd(AbstractRingwireChannel channel) {
-            super(Math.max(channel.fd, 0));
+            super(Math.max(channel.fd, 0)); // a direct descriptor's DIRECT_FD: no file has that number
             this.channel = channel;
         }
 
@@ -257,8 +317,16 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
 
         @Override
         public String toString() {
+            if (channel.isDirect()) {
+                return "FileDescriptor{none: " + channel.directDescription() + "}";
+            }
             return "FileDescriptor{fd=" + intValue() + (isOpen() ? "" : ", closed") + "}";
         }
+    }
+
+    /** @return for a connection on a direct descriptor, where its socket is; see the stream channel */
+    String directDescription() {
+        return "a direct descriptor";
     }
 
     @Override
@@ -331,13 +399,31 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
             if (f.isSuccess()) {
                 loopRegistration = (IoRegistration) f.getNow();
                 registration = loopRegistration.attachment();
-                joined(registration);
-                promise.setSuccess();
-                reregistered();
+                RingwireIoRegistration r = registration;
+                arrive(r, () -> {
+                    joined(r);
+                    promise.setSuccess();
+                    reregistered();
+                }, cause -> {
+                    registration = null;
+                    loopRegistration.cancel();
+                    promise.setFailure(cause); // Netty closes the channel
+                });
             } else {
                 abandon(promise, f.cause());
             }
         });
+    }
+
+    /**
+     * The socket comes to the registration's loop, on that loop: a connection on a direct descriptor moves to its
+     * table (or, a client, is made there) before anything else happens; others are there already.
+     *
+     * @param then   what registering does next, once the socket is there
+     * @param failed what it does if the socket cannot come (the registration fails, and Netty closes the channel)
+     */
+    void arrive(RingwireIoRegistration r, Runnable then, java.util.function.Consumer<Throwable> failed) {
+        then.run();
     }
 
     /** Registered with a loop (the first time or again), on that loop, before any handler hears of it. */
@@ -367,7 +453,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
     protected void doDeregister() {
         RingwireIoRegistration r = registration;
         if (r != null && r.isValid() && isOpen() && eventLoop().inEventLoop()) {
-            boolean queued = r.hasUnsubmittedSqe();
+            boolean queued = r.hasUnsubmittedSqe() && !isDirect(); // (a direct descriptor's slot is not emptied)
             cancelInFlight(r); // (a close has cancelled them already)
             if (queued) {
                 r.handler().submitBeforeClose(); // SQEs naming the fixed-file slot go before it is emptied
@@ -567,7 +653,8 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
             // an SQE naming this fd may still wait in the SQ (a RECV armed earlier in this iteration, say): once
             // close(2) returns, the number can belong to a new socket, and that SQE would read from it; so it
             // leaves first, while the number is still ours (asked before the cancels below, which name no fd)
-            boolean queued = r.hasUnsubmittedSqe();
+            // (a direct descriptor's slot is emptied by an SQE queued after them: no enter needed)
+            boolean queued = r.hasUnsubmittedSqe() && f != DIRECT_FD;
             if (r.isValid()) {
                 cancelInFlight(r);
             }
@@ -579,6 +666,11 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
             leaving(r);
         }
         // ops the kernel still holds keep their own reference to the socket; the cancels above release them
+        closeSocket(f);
+    }
+
+    /** Closes the socket once the channel has let go of it (close(2); a direct descriptor empties its slot). */
+    void closeSocket(int f) throws Exception {
         NativeIoException.check(Libc.close(f), "close");
     }
 
@@ -611,6 +703,16 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
             }
         }
         return a;
+    }
+
+    /** @return the local address asked for earlier, or null */
+    final SocketAddress cachedLocalAddress() {
+        return local;
+    }
+
+    /** @return the remote address asked for earlier (or known from connect), or null */
+    final SocketAddress cachedRemoteAddress() {
+        return remote;
     }
 
     void cacheRemoteAddress(SocketAddress a) {
@@ -691,6 +793,10 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
         return 0;
     }
 
+    /** close(2) is about to run off the loop once the operations cancelled on {@code r} have ended; on the loop. */
+    void beforeCloseOffLoop(RingwireIoRegistration r) {
+    }
+
     /** @return the socket's SO_LINGER timeout in seconds, or 0 if close(2) does not wait */
     int lingerSeconds() {
         return 0;
@@ -735,6 +841,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
             if (r.isValid()) {
                 cancelInFlight(r);
             }
+            beforeCloseOffLoop(r);
             return task -> r.runWhenIdle(() -> io.netty.util.concurrent.GlobalEventExecutor.INSTANCE.execute(task));
         }
 

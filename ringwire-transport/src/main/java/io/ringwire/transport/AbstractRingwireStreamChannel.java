@@ -26,6 +26,7 @@ import io.ringwire.uring.Libc;
 import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.SockAddr;
 import io.ringwire.uring.SocketConstants;
+import io.ringwire.uring.Sockets;
 import io.ringwire.uring.SubmissionQueue;
 
 import java.io.IOException;
@@ -100,6 +101,16 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * below -1, registered and counting its SQEs up to -1, when it takes one ({@link #useFixedFile}).
      */
     private int fileSlot = -1;
+    /**
+     * A connection on a direct descriptor ({@link #DIRECT_FD}): the loop whose fixed-file table holds its socket in
+     * {@link #fileSlot}. Null while it moves between loops, before a client's socket is made, and for connections
+     * with an fd.
+     */
+    private volatile RingwireIoHandler slotHome;
+    /** A direct descriptor counted in its loop's {@link RingwireCounters#directDescriptors()}. */
+    private boolean directJoined;
+    /** A client on direct descriptors whose socket is made when it joins its loop: what it needs until then. */
+    private PendingSocket pendingSocket;
     /** The buffer the in-flight direct RECV writes into; the channel owns it until the CQE. */
     private ByteBuf directBuf;
     /** Consecutive multishot receives that filled a ring buffer with more waiting, and direct ones that did not. */
@@ -136,6 +147,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         ByteBuf recv;
         /** The message of the SENDMSG in flight that passes one; the channel owns it until the CQE. */
         ByteBuf send;
+        /** An fd installed to pass a direct descriptor's socket (it has none), closed when that SENDMSG ends. */
+        int installed = -1;
     }
 
     private Descriptors descriptors;
@@ -235,6 +248,68 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         super(parent, fd, active);
     }
 
+    /**
+     * A connection accepted into a direct descriptor.
+     *
+     * @param slot its slot in {@code home}'s fixed-file table
+     * @param home the accepting loop
+     */
+    AbstractRingwireStreamChannel(Channel parent, int slot, RingwireIoHandler home) {
+        super(parent, DIRECT_FD, true);
+        this.fileSlot = slot;
+        this.slotHome = home;
+    }
+
+    /**
+     * A client. With {@code fd} {@link #DIRECT_FD} its socket is made in the fixed-file table of the loop it joins
+     * (SOCKET into a slot), or with an fd if that loop has no direct descriptors; options set before that wait in
+     * {@link PendingSocket}.
+     *
+     * @param family {@code AF_INET}, {@code AF_INET6} or {@code AF_UNIX} for a socket made later; else ignored
+     * @param fd     the socket, or {@link #DIRECT_FD}
+     */
+    AbstractRingwireStreamChannel(int family, int fd) {
+        super(null, fd, false);
+        this.pendingSocket = fd == DIRECT_FD ? new PendingSocket(family) : null;
+    }
+
+    /** No family: a client channel that opened its socket with an fd. */
+    static final int AF_NONE = -1;
+
+    /**
+     * bind(2) of this direct descriptor: a BIND SQE on its slot [6.11], else on an fd installed for the call.
+     *
+     * @param ipv6 whether the socket is AF_INET6 (how to write an IPv4 address)
+     */
+    void bindDirect(SocketAddress address, boolean ipv6) throws NativeIoException {
+        if (!io.ringwire.uring.IoUringProbe.get().isBindSupported()) {
+            withFd(f -> {
+                Sockets.bind(f, address);
+                return null;
+            });
+            return;
+        }
+        onSlot((h, slot) -> {
+            MemorySegment sa = h.syncArea().asSlice(0, SockAddr.STORAGE_SIZE);
+            int len = SockAddr.write(address, sa, ipv6);
+            return NativeIoException.check(h.syncCall(IoUringConstants.IORING_OP_BIND,
+                (q, ud) -> q.useFixedFile(q.prepBind(slot, sa.address(), len, ud), slot)), "bind " + address);
+        });
+    }
+
+    /** @return the local and remote addresses known without asking the kernel, for {@code toString} */
+    String cachedAddresses() {
+        return cachedLocalAddress() + " -> " + cachedRemoteAddress();
+    }
+
+    /**
+     * @return whether client channels made now should leave their socket to the loop they join: some loop of this
+     *         JVM has direct descriptors, and the kernel can make a socket in a slot
+     */
+    static boolean clientSocketsInSlots() {
+        return RingwireIoHandler.clientSocketsInSlots() && io.ringwire.uring.IoUringProbe.get().isSocketDirectSupported();
+    }
+
     private FileWrite files() {
         if (files == null) {
             files = new FileWrite();
@@ -269,6 +344,395 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * @return the address length
      */
     abstract int writeRemoteAddress(SocketAddress remote, MemorySegment dst);
+
+    // ------------------------------------------------------------------------------------------ direct descriptors
+
+    /**
+     * A client on direct descriptors before it joins a loop: its socket's family, and the options set meanwhile, to
+     * be set on the socket once the loop has made it.
+     */
+    private static final class PendingSocket {
+        final int family;
+        /** (level, optname, value) in the order they were set. */
+        final java.util.List<Object[]> options = new java.util.ArrayList<>();
+
+        PendingSocket(int family) {
+            this.family = family;
+        }
+
+        /** @return the value last set for the option, or null */
+        byte[] value(int level, int name) {
+            for (int i = options.size() - 1; i >= 0; i--) {
+                Object[] o = options.get(i);
+                if ((int) o[0] == level && (int) o[1] == name) {
+                    return (byte[]) o[2];
+                }
+            }
+            return null;
+        }
+    }
+
+    @Override
+    String directDescription() {
+        RingwireIoHandler home = slotHome;
+        if (home != null) {
+            return "slot " + fileSlot + " of the fixed-file table of " + home.executor();
+        }
+        return pendingSocket != null ? "a direct descriptor made when the channel joins its loop"
+            : "a direct descriptor moving between loops";
+    }
+
+    /**
+     * A direct descriptor comes to the registration's loop before the channel is registered there: it moves from
+     * the table that holds it (MSG_RING from that loop; the slot it gets here comes with a completion), or, a
+     * client's, is made here (SOCKET into a slot). A loop without direct descriptors gets an fd instead.
+     */
+    @Override
+    void arrive(RingwireIoRegistration r, Runnable then, java.util.function.Consumer<Throwable> failed) {
+        if (fd != DIRECT_FD) {
+            then.run();
+            return;
+        }
+        RingwireIoHandler target = r.handler();
+        RingwireIoHandler from = slotHome;
+        try {
+            if (pendingSocket != null) {
+                makeSocket(target);
+            } else if (from == null) {
+                throw new java.nio.channels.ClosedChannelException(); // closed while it moved
+            } else if (!target.directDescriptors()) {
+                becomeFd(from);
+            } else if (from != target) {
+                moveSlot(from, target, then, failed);
+                return;
+            }
+        } catch (Throwable t) {
+            failed.accept(t);
+            return;
+        }
+        then.run();
+    }
+
+    /** Moves this direct descriptor from {@code from}'s table to {@code target}'s, on {@code target}'s loop. */
+    private void moveSlot(RingwireIoHandler from, RingwireIoHandler target, Runnable then,
+                          java.util.function.Consumer<Throwable> failed) {
+        int slot = fileSlot;
+        slotHome = null;
+        fileSlot = -1;
+        long targetUserData = target.expectSlot(res -> {
+            if (res < 0) {
+                failed.accept(res == -Errno.ENFILE ? new NativeIoException("moving a connection to " + target.executor()
+                    + " (its fixed-file table of " + target.counters().fixedFileSlots() + " slots is full: the loop "
+                    + "holds as many connections as the open-file limit allows; more event loops hold more)", res)
+                    : new NativeIoException("moving a connection to " + target.executor() + " (MSG_RING)", res));
+            } else if (!isOpen()) {
+                target.closeSlot(res); // closed while it moved
+                failed.accept(new java.nio.channels.ClosedChannelException());
+            } else {
+                fileSlot = res;
+                slotHome = target;
+                then.run();
+            }
+        });
+        try {
+            from.executor().execute(() -> from.sendSlot(slot, target, targetUserData, res -> {
+                if (res < 0) {
+                    try {
+                        target.executor().execute(() -> target.slotNotComing(targetUserData, res));
+                    } catch (java.util.concurrent.RejectedExecutionException e) {
+                        logger.debug("{}: its move failed ({}) after its new loop ended", this, Errno.name(res));
+                    }
+                }
+            }));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            target.slotNotComing(targetUserData, -Errno.EBADF); // the loop that held it has ended, and its table
+        }
+    }
+
+    /**
+     * A client's socket, made in {@code target}'s table (or with an fd there, or with {@code target} null), and the
+     * options set before.
+     */
+    private void makeSocket(RingwireIoHandler target) throws NativeIoException {
+        PendingSocket p = pendingSocket;
+        int type = SocketConstants.SOCK_STREAM | SocketConstants.SOCK_NONBLOCK;
+        if (target != null && target.directDescriptors()) {
+            int slot = target.syncCall(IoUringConstants.IORING_OP_SOCKET,
+                (q, ud) -> q.prepSocketDirect(p.family, type, 0, -1, ud));
+            if (slot == -Errno.ENFILE) {
+                throw new NativeIoException("socket into " + target.executor() + "'s fixed-file table (full, "
+                    + target.counters().fixedFileSlots() + " slots)", slot);
+            }
+            NativeIoException.check(slot, "socket into a direct descriptor");
+            target.slotTaken();
+            fileSlot = slot;
+            slotHome = target;
+        } else {
+            fd = Sockets.open(p.family, SocketConstants.SOCK_STREAM);
+        }
+        pendingSocket = null;
+        for (Object[] o : p.options) {
+            setBytesOption((int) o[0], (int) o[1], (byte[]) o[2]);
+        }
+    }
+
+    /** This direct descriptor becomes an fd, for a loop without direct descriptors. */
+    private void becomeFd(RingwireIoHandler from) throws NativeIoException {
+        int installed = onSlot((h, slot) -> {
+            int f = h.installFd(slot);
+            h.emptySlotNow(slot); // the fd holds the last reference, wherever it is closed
+            return f;
+        });
+        slotHome = null;
+        fileSlot = -1;
+        fd = installed;
+    }
+
+    @Override
+    void closeSocket(int f) throws Exception {
+        if (f != DIRECT_FD) {
+            super.closeSocket(f);
+            return;
+        }
+        RingwireIoHandler home = slotHome;
+        int slot = fileSlot;
+        slotHome = null;
+        fileSlot = -1;
+        pendingSocket = null;
+        if (home == null || slot < 0) {
+            return; // moving between loops (the move closes it), or never made
+        }
+        if (home.inLoop()) {
+            home.closeSlot(slot);
+            return;
+        }
+        try {
+            home.executor().execute(() -> home.closeSlot(slot));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            logger.debug("{}'s loop has ended: its ring took the slot with it", this);
+        }
+    }
+
+    /** A call on this direct descriptor's slot, on the loop whose table holds it. */
+    private interface SlotCall<T> {
+        T call(RingwireIoHandler home, int slot) throws NativeIoException;
+    }
+
+    /**
+     * Runs {@code call} on the loop whose table holds this direct descriptor: at once when called there, else as a
+     * task of that loop, waited for (the ring takes SQEs from its own thread only).
+     *
+     * @throws NativeIoException what the call threw; EBADF when the slot is gone (closed), EAGAIN while it moves
+     */
+    private <T> T onSlot(SlotCall<T> call) throws NativeIoException {
+        RingwireIoHandler home = slotHome;
+        if (home == null) {
+            throw new NativeIoException("a call on " + directDescription(), isOpen() ? -Errno.EAGAIN : -Errno.EBADF);
+        }
+        if (home.inLoop()) {
+            int slot = fileSlot;
+            if (slotHome != home || slot < 0) {
+                throw new NativeIoException("a call on " + directDescription(), -Errno.EAGAIN);
+            }
+            return call.call(home, slot);
+        }
+        java.util.concurrent.CompletableFuture<T> result = new java.util.concurrent.CompletableFuture<>();
+        try {
+            home.executor().execute(() -> {
+                try {
+                    result.complete(onSlot(call));
+                } catch (Throwable t) {
+                    result.completeExceptionally(t);
+                }
+            });
+            return result.get();
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            throw new NativeIoException("a call on a direct descriptor whose loop has ended", -Errno.EBADF);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new NativeIoException("a call on a direct descriptor, interrupted", -Errno.EINTR);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof NativeIoException n) {
+                throw n;
+            }
+            throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** A URING_CMD getsockopt or setsockopt on the slot, its value in the loop's sync area. */
+    private static int sockCmd(RingwireIoHandler h, int slot, int op, int level, int name, int length) {
+        MemorySegment area = h.syncArea();
+        return h.syncCall(IoUringConstants.IORING_OP_URING_CMD, (q, ud) ->
+            q.useFixedFile(q.prepCmdSock(op, slot, level, name, area.address(), length, ud), slot));
+    }
+
+    @Override
+    <T> T withFd(FdCall<T> call) throws NativeIoException {
+        if (fd != DIRECT_FD) {
+            return call.apply(fd);
+        }
+        if (pendingSocket != null) {
+            // no socket yet: the call sees a fresh one of the same family (a default), which it cannot change
+            int template = Sockets.open(pendingSocket.family, SocketConstants.SOCK_STREAM);
+            try {
+                return call.apply(template);
+            } finally {
+                Libc.close(template);
+            }
+        }
+        return onSlot((h, slot) -> {
+            int installed = h.installFd(slot);
+            try {
+                return call.apply(installed);
+            } finally {
+                Libc.close(installed);
+            }
+        });
+    }
+
+    @Override
+    int getIntOption(int level, int name) throws NativeIoException {
+        if (fd != DIRECT_FD) {
+            return super.getIntOption(level, name);
+        }
+        byte[] pending = pendingSocket != null ? pendingSocket.value(level, name) : null;
+        if (pending != null) {
+            return java.nio.ByteBuffer.wrap(pending).order(java.nio.ByteOrder.nativeOrder()).getInt();
+        }
+        if (level != SocketConstants.SOL_SOCKET || pendingSocket != null) {
+            return withFd(f -> Sockets.getInt(f, level, name)); // URING_CMD's getsockopt takes SOL_SOCKET only
+        }
+        return onSlot((h, slot) -> {
+            NativeIoException.check(sockCmd(h, slot, IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, level, name, 4),
+                "getsockopt(" + level + ", " + name + ")");
+            return h.syncArea().get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
+        });
+    }
+
+    @Override
+    void setIntOption(int level, int name, int value) throws NativeIoException {
+        if (fd != DIRECT_FD) {
+            super.setIntOption(level, name, value);
+            return;
+        }
+        setBytesOption(level, name, java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder())
+            .putInt(value).array());
+    }
+
+    @Override
+    byte[] getBytesOption(int level, int name, int length) throws NativeIoException {
+        if (fd != DIRECT_FD) {
+            return super.getBytesOption(level, name, length);
+        }
+        byte[] pending = pendingSocket != null ? pendingSocket.value(level, name) : null;
+        if (pending != null) {
+            return pending.clone();
+        }
+        if (level != SocketConstants.SOL_SOCKET || pendingSocket != null || length > RingwireIoHandler.SYNC_AREA_BYTES) {
+            return withFd(f -> Sockets.getBytes(f, level, name, length));
+        }
+        return onSlot((h, slot) -> {
+            int n = NativeIoException.check(sockCmd(h, slot, IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, level, name,
+                length), "getsockopt(" + level + ", " + name + ")");
+            return h.syncArea().asSlice(0, Math.min(n, length)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        });
+    }
+
+    @Override
+    void setBytesOption(int level, int name, byte[] value) throws NativeIoException {
+        if (fd != DIRECT_FD) {
+            super.setBytesOption(level, name, value);
+            return;
+        }
+        if (pendingSocket != null) {
+            pendingSocket.options.add(new Object[] {level, name, value.clone()});
+            return;
+        }
+        if (value.length > RingwireIoHandler.SYNC_AREA_BYTES) {
+            withFd(f -> {
+                Sockets.setBytes(f, level, name, value);
+                return null;
+            });
+            return;
+        }
+        onSlot((h, slot) -> {
+            MemorySegment.copy(value, 0, h.syncArea(), java.lang.foreign.ValueLayout.JAVA_BYTE, 0, value.length);
+            NativeIoException.check(sockCmd(h, slot, IoUringConstants.SOCKET_URING_OP_SETSOCKOPT, level, name,
+                value.length), "setsockopt(" + level + ", " + name + ")");
+            return null;
+        });
+    }
+
+    /**
+     * The peer's address of a direct descriptor without an fd: getsockopt(SO_PEERNAME) through URING_CMD, which
+     * takes exactly the address's length ({@code length}: 16 for IPv4, 28 for IPv6).
+     */
+    SocketAddress directPeerAddress(int length) throws NativeIoException {
+        return onSlot((h, slot) -> SockAddr.read(h.syncArea(), NativeIoException.check(sockCmd(h, slot,
+            IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, SocketConstants.SOL_SOCKET, SocketConstants.SO_PEERNAME,
+            length), "getsockopt(SO_PEERNAME)")));
+    }
+
+    /** shutdown(2) of the socket; a direct descriptor's goes as a SHUTDOWN SQE, waited for. */
+    private void shutdownSocket(int how, String what) throws NativeIoException {
+        if (fd != DIRECT_FD) {
+            NativeIoException.check(Libc.shutdown(fd, how), what);
+            return;
+        }
+        onSlot((h, slot) -> NativeIoException.check(h.syncCall(IoUringConstants.IORING_OP_SHUTDOWN,
+            (q, ud) -> q.useFixedFile(q.prepShutdown(slot, how, ud), slot)), what));
+    }
+
+    /** shutdown(SHUT_RD) after the peer's EOF, its result not needed: a direct descriptor's SQE is not waited for. */
+    private void shutdownAfterEof() {
+        RingwireIoRegistration r = registration;
+        if (fd != DIRECT_FD) {
+            Libc.shutdown(fd, SocketConstants.SHUT_RD);
+        } else if (slotHome != null && fileSlot >= 0 && r != null && r.handler() == slotHome && r.reserveSqe()) {
+            r.sq().useFixedFile(r.sq().prepShutdown(fileSlot, SocketConstants.SHUT_RD,
+                UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_SHUTDOWN, 0)), fileSlot);
+        }
+    }
+
+    /**
+     * sendmsg(2) with MSG_DONTWAIT of what {@code msghdr} holds, now; a direct descriptor's goes as a SENDMSG SQE,
+     * which the kernel completes as it submits it (MSG_DONTWAIT: no wait for room).
+     *
+     * @return bytes sent, or {@code -errno}
+     */
+    private int sendNow(RingwireIoHandler h, MemorySegment msghdr) {
+        int flags = SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT;
+        if (fd != DIRECT_FD) {
+            return Libc.sendmsg(fd, msghdr, flags);
+        }
+        int slot = fileSlot;
+        if (slotHome != h || slot < 0) {
+            return -Errno.EBADF;
+        }
+        return h.syncCall(IORING_OP_SENDMSG, (q, ud) -> q.useFixedFile(q.prepSendmsg(slot, msghdr.address(), flags, ud),
+            slot));
+    }
+
+    /**
+     * Before close(2) leaves the loop (SO_LINGER above 0, see {@code prepareToClose}): a direct descriptor becomes an
+     * fd, since the last reference to a socket that lingers must be dropped off the loop's thread, and a slot's is
+     * dropped on it.
+     */
+    @Override
+    void beforeCloseOffLoop(RingwireIoRegistration r) {
+        if (fd != DIRECT_FD || slotHome == null) {
+            return;
+        }
+        if (directJoined) {
+            directJoined = false;
+            r.handler().counters().directDescriptors--;
+        }
+        try {
+            becomeFd(slotHome);
+        } catch (NativeIoException e) {
+            logger.debug("{}: no fd for a lingering close ({}); its slot is emptied on the loop", this, e.toString());
+        }
+    }
 
     // ------------------------------------------------------------------------------------------ half-closure
 
@@ -319,7 +783,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
         if (!outputShutdown) {
             outputShutdown = true;
-            NativeIoException.check(Libc.shutdown(fd, SocketConstants.SHUT_WR), "shutdown(SHUT_WR)");
+            shutdownSocket(SocketConstants.SHUT_WR, "shutdown(SHUT_WR)");
         }
     }
 
@@ -348,7 +812,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             }
             if (!inputShutdown) {
                 inputShutdown = true;
-                NativeIoException.check(Libc.shutdown(fd, SocketConstants.SHUT_RD), "shutdown(SHUT_RD)");
+                shutdownSocket(SocketConstants.SHUT_RD, "shutdown(SHUT_RD)");
             }
             promise.setSuccess();
         } catch (Throwable t) {
@@ -398,7 +862,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     private void armRecv() {
         RingwireIoRegistration r = registration;
-        if (!active || inputShutdown || eofSeen || closingOffLoop || r == null || !r.isValid() || fd < 0) {
+        if (!active || inputShutdown || eofSeen || closingOffLoop || r == null || !r.isValid() || noSocketHere()) {
             return;
         }
         if (inFlight(READ_DIRECT | READ_MULTISHOT | READ_SINGLE)) {
@@ -504,8 +968,10 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
         long msghdr = DescriptorMessage.layOut(DescriptorMessage.msghdr(buf), -1);
         descriptors().recv = buf;
-        // named by its fd, not a fixed-file slot: passing descriptors is rare, and takes no slot
-        r.sq().prepRecvmsg(fd, msghdr, SocketConstants.MSG_CMSG_CLOEXEC, r.nextUserData(IORING_OP_RECVMSG, SINGLE));
+        // named by its fd, not a fixed-file slot: passing descriptors is rare, and takes no slot (but a direct
+        // descriptor has nothing else)
+        nameSlot(r, r.sq().prepRecvmsg(fd, msghdr, SocketConstants.MSG_CMSG_CLOEXEC,
+            r.nextUserData(IORING_OP_RECVMSG, SINGLE)));
         started(READ_SINGLE);
     }
 
@@ -523,7 +989,10 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     @Override
     void joined(RingwireIoRegistration r) {
-        if (fd >= 0 && fileSlot < 0) {
+        if (slotHome != null) {
+            directJoined = true;
+            r.handler().counters().directDescriptors++;
+        } else if (fd >= 0 && fileSlot < 0) {
             fileSlot = -1 - SQES_BEFORE_FIXED_FILE;
         }
         readPaused(); // an accepted connection with autoRead off: no read() may ever come to see the peer close
@@ -536,6 +1005,13 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     @Override
     void leaving(RingwireIoRegistration r) {
+        if (directJoined) {
+            directJoined = false;
+            r.handler().counters().directDescriptors--;
+        }
+        if (slotHome != null) {
+            return; // a direct descriptor stays in its table: moved by the next registration, emptied by the close
+        }
         int slot = fileSlot;
         fileSlot = -1;
         if (slot < 0) {
@@ -572,6 +1048,24 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         fileSlot = slot;
         if (slot >= 0) {
             r.sq().useFixedFile(sqe, slot);
+        }
+    }
+
+    /**
+     * @return whether there is no socket to name in an SQE now: the channel is closed, or its direct descriptor is
+     *         still on its way to this loop's table (a task run meanwhile must not arm anything)
+     */
+    private boolean noSocketHere() {
+        return fd < 0 || fd == DIRECT_FD && slotHome == null;
+    }
+
+    /**
+     * Names this direct descriptor's slot in {@code sqe}, which was prepared with {@link #fd}: for the operations that
+     * a connection with an fd names by its fd (a POLL_ADD, a connect, passing descriptors, ...).
+     */
+    private void nameSlot(RingwireIoRegistration r, long sqe) {
+        if (fd == DIRECT_FD) {
+            r.sq().useFixedFile(sqe, fileSlot);
         }
     }
 
@@ -756,7 +1250,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 long sa = h.scratch(SockAddr.STORAGE_SIZE);
                 MemorySegment seg = h.scratchSegment();
                 int len = writeRemoteAddress(remote, seg.asSlice(sa - seg.address(), SockAddr.STORAGE_SIZE));
-                r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0));
+                nameSlot(r, r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0)));
                 started(CONNECT);
                 Connecting attempt = new Connecting(promise, remote);
                 connecting = attempt;
@@ -871,13 +1365,13 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             RingwireIoRegistration r = registration;
             if (inFlight(PEER_CLOSE_WATCH | READ_MULTISHOT | READ_SINGLE | READ_DIRECT)
                 || config.isAutoRead() || readPending || eofSeen || closingOffLoop
-                || inputShutdown || !active || fd < 0 || r == null || !r.isValid()) {
+                || inputShutdown || !active || noSocketHere() || r == null || !r.isValid()) {
                 return;
             }
             if (!reserveReadSqe(r)) {
                 return;
             }
-            r.sq().prepPollAdd(fd, SocketConstants.POLLRDHUP, false, r.nextUserData(IORING_OP_POLL_ADD, 0));
+            nameSlot(r, r.sq().prepPollAdd(fd, SocketConstants.POLLRDHUP, false, r.nextUserData(IORING_OP_POLL_ADD, 0)));
             started(PEER_CLOSE_WATCH);
         }
 
@@ -1197,7 +1691,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (config.isAllowHalfClosure()) {
                 if (!inputShutdown) {
                     inputShutdown = true;
-                    Libc.shutdown(fd, SocketConstants.SHUT_RD);
+                    shutdownAfterEof();
                     pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
                     pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
                 }
@@ -1237,8 +1731,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (gather(in) == 0) {
                 return;
             }
-            int res = Libc.sendmsg(fd, registration.handler().writeGather().msghdrSegment(),
-                SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT);
+            int res = sendNow(registration.handler(), registration.handler().writeGather().msghdrSegment());
             if (res > 0) {
                 removeWritten(in, res);
             }
@@ -1339,7 +1832,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 watchForPeerCloseIfPaused();
             }
             ChannelOutboundBuffer in = outboundBuffer();
-            if (inFlight(WRITE) || in == null || in.isEmpty() || fd < 0 || !active || closingOffLoop) {
+            if (inFlight(WRITE) || in == null || in.isEmpty() || noSocketHere() || !active || closingOffLoop) {
                 return;
             }
             RingwireIoRegistration r = registration;
@@ -1452,7 +1945,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          */
         private void writeFileRegion(RingwireIoRegistration r, ChannelOutboundBuffer in, FileRegion region) {
             ByteBuf chunk = files == null ? null : files.chunk;
-            if (chunk == null && region instanceof DefaultFileRegion d && sendFile(r, in, d)) {
+            // sendfile(2) takes the socket's fd: a direct descriptor sends the file from a mapping instead
+            if (chunk == null && fd != DIRECT_FD && region instanceof DefaultFileRegion d && sendFile(r, in, d)) {
                 return;
             }
             if (chunk == null) {
@@ -1631,9 +2125,33 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                     + "single native address, to send a descriptor from: " + config.getAllocator()));
                 return;
             }
+            int toPass = passed.intValue();
+            AbstractRingwireStreamChannel owner = (AbstractRingwireStreamChannel) directOwner(passed);
+            if (owner != null) {
+                // a channel on a direct descriptor has no fd: one is installed for the passing (the peer gets a
+                // descriptor of the same socket), and closed once the SENDMSG has ended; a client that has joined
+                // no loop yet has no socket at all: it gets one now, with an fd of its own, as without direct ones
+                try {
+                    if (owner.pendingSocket != null && !owner.isRegistered()) {
+                        owner.makeSocket(null);
+                        toPass = owner.fd;
+                    } else {
+                        toPass = owner.onSlot((h, slot) -> h.installFd(slot));
+                        descriptors().installed = toPass;
+                    }
+                } catch (NativeIoException | RuntimeException e) {
+                    buf.release();
+                    in.remove(e);
+                    if (!in.isEmpty()) {
+                        doWrite(in);
+                    }
+                    return;
+                }
+            }
             descriptors().send = buf;
-            long msghdr = DescriptorMessage.layOut(DescriptorMessage.msghdr(buf), passed.intValue());
-            r.sq().prepSendmsg(fd, msghdr, SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SENDMSG, DESCRIPTOR));
+            long msghdr = DescriptorMessage.layOut(DescriptorMessage.msghdr(buf), toPass);
+            nameSlot(r, r.sq().prepSendmsg(fd, msghdr, SocketConstants.MSG_NOSIGNAL,
+                r.nextUserData(IORING_OP_SENDMSG, DESCRIPTOR)));
             startedWrite(IORING_OP_SENDMSG, DESCRIPTOR);
             r.handler().counters().writes++;
         }
@@ -1644,6 +2162,10 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             Descriptors d = descriptors;
             d.send.release();
             d.send = null;
+            if (d.installed >= 0) {
+                Libc.close(d.installed);
+                d.installed = -1;
+            }
             ChannelOutboundBuffer in = outboundBuffer();
             if (res > 0 && in != null) {
                 in.remove(); // the descriptor is the peer's too now
@@ -1750,7 +2272,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
         /** One POLL_ADD for POLLOUT, in place of the write, whose completion writes again; the SQE is reserved. */
         private void armWritePoll(RingwireIoRegistration r) {
-            r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false, r.nextUserData(IORING_OP_POLL_ADD, WRITE_POLL));
+            nameSlot(r, r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false,
+                r.nextUserData(IORING_OP_POLL_ADD, WRITE_POLL)));
             startedWrite(IORING_OP_POLL_ADD, WRITE_POLL);
         }
     }

@@ -68,9 +68,17 @@ final class DomainSockets {
         return new DomainSocketAddress(path == null ? "" : path);
     }
 
-    /** SO_PEERCRED as Netty's {@link PeerCredentials}. */
-    static PeerCredentials peerCredentials(int fd) throws java.io.IOException {
-        int[] c = Sockets.peerCredentials(fd);
+    /** SO_PEERCRED as Netty's {@link PeerCredentials}: by the fd, or through a direct descriptor's loop. */
+    static PeerCredentials peerCredentials(AbstractRingwireChannel channel) throws java.io.IOException {
+        int[] c;
+        if (channel.isDirect()) {
+            // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
+            java.nio.ByteBuffer u = java.nio.ByteBuffer.wrap(channel.getBytesOption(SocketConstants.SOL_SOCKET,
+                SocketConstants.SO_PEERCRED, 12)).order(java.nio.ByteOrder.nativeOrder());
+            c = new int[] {u.getInt(0), u.getInt(4), u.getInt(8)};
+        } else {
+            c = Sockets.peerCredentials(channel.fd);
+        }
         if (PEER_CREDENTIALS == null) {
             throw new UnsupportedOperationException("cannot make io.netty.channel.unix.PeerCredentials (its "
                 + "constructor is not public, and reflection was refused); pid=" + c[0] + " uid=" + c[1]

@@ -119,10 +119,14 @@ final class FileRegionFiles {
         long done = region.transferred();
         long at = region.position() + done;
         long n = Math.min(max, region.count() - done);
-        if (at + n > channel.size()) {
+        long size = channel.size();
+        if (at + n > size && (!fromFile(region) || at >= size)) {
             throw new IOException("the file ended before the region's " + region.count() + " bytes (at "
-                + channel.size() + "): " + region);
+                + size + "): " + region);
         }
+        // a region made from a File goes here only for a connection on a direct descriptor (sendfile takes an fd):
+        // as with sendfile, what the file has goes out before the write fails at its end
+        n = Math.min(n, size - at);
         Arena arena = Arena.ofConfined();
         ByteBuf chunk;
         try {
@@ -164,6 +168,15 @@ final class FileRegionFiles {
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 logger.debug("a file mapping stays until exit: its loop {} has ended", loop);
             }
+        }
+    }
+
+    /** @return whether the region was made from a {@link File} (not a FileChannel) */
+    private static boolean fromFile(DefaultFileRegion region) {
+        try {
+            return FILE != null && FILE.get(region) != null;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
         }
     }
 

@@ -58,6 +58,10 @@ public final class RingwireCounters {
     int registrations;
     int fixedFiles;
     int fixedFileSlots;
+    int directDescriptors;
+    long fdInstalls;
+    long msgRingTransfers;
+    long syncEnters;
 
     RingwireCounters(String name) {
         this.name = name;
@@ -145,6 +149,11 @@ public final class RingwireCounters {
         @Override public long getSqRefusals() { return c.sqRefusals; }
         @Override public int getRegistrations() { return c.registrations; }
         @Override public int getFixedFiles() { return c.fixedFiles; }
+        @Override public int getFixedFileSlots() { return c.fixedFileSlots; }
+        @Override public int getDirectDescriptors() { return c.directDescriptors; }
+        @Override public long getFdInstalls() { return c.fdInstalls; }
+        @Override public long getMsgRingTransfers() { return c.msgRingTransfers; }
+        @Override public long getSyncEnters() { return c.syncEnters; }
         @Override public long getZeroCopySends() { return c.zeroCopySends; }
         @Override public long getMinWaits() { return c.minWaits; }
         @Override public String getSummary() { return c.toString(); }
@@ -248,9 +257,43 @@ public final class RingwireCounters {
         return fixedFiles;
     }
 
-    /** @return slots of the loop's fixed-file table; 0 when it has none (turned off, or refused by the kernel) */
+    /**
+     * @return slots of the loop's fixed-file table; 0 when it has none (turned off, or refused by the kernel). With
+     *         {@link RingwireIoHandlerConfig#directDescriptors()} the table is as large as the open-file limit: the
+     *         connections the loop can hold
+     */
     public int fixedFileSlots() {
         return fixedFileSlots;
+    }
+
+    /**
+     * @return connections on direct descriptors registered with this loop now ({@link
+     *         RingwireIoHandlerConfig#directDescriptors()}): each lives in a slot of the loop's table and holds no
+     *         file descriptor
+     */
+    public int directDescriptors() {
+        return directDescriptors;
+    }
+
+    /**
+     * @return file descriptors installed for a direct descriptor's call that needed one (FIXED_FD_INSTALL: getsockname,
+     *         a TCP-level getsockopt, TCP_INFO, ...) and closed right after it
+     */
+    public long fdInstalls() {
+        return fdInstalls;
+    }
+
+    /** @return direct descriptors this loop moved to another loop's table (MSG_RING with SEND_FD) */
+    public long msgRingTransfers() {
+        return msgRingTransfers;
+    }
+
+    /**
+     * @return enters made to complete a synchronous call on a direct descriptor (a socket option, an address, an fd
+     *         for a call): each is one io_uring_enter besides the loop's own
+     */
+    public long syncEnters() {
+        return syncEnters;
     }
 
     /** @return connections accepted */
@@ -400,12 +443,14 @@ public final class RingwireCounters {
                 + "closeSubmits=%d directRecvs=%d cqOverflows=%d sendWaits=%d zeroCopySends=%d "
                 + "zeroCopyCopied=%d zeroCopyRefused=%d segmentedSends=%d groBatches=%d sqRefusals=%d "
                 + "dryRingFallbacks=%d minWaits=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
-                + "registrations=%d fixedFiles=%d/%d", name,
+                + "registrations=%d fixedFiles=%d/%d directDescriptors=%d fdInstalls=%d msgRingTransfers=%d "
+                + "syncEnters=%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers,
             bufferRingShrinks, bufferRingReleasedBytes, accepts, acceptBackoffs,
             handlerFailures, closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused,
             segmentedSends, groBatches, sqRefusals, dryRingFallbacks, minWaits, sendfileBytes, fileRegionCopiedBytes,
-            fileRegionMappedBytes, registrations, fixedFiles, fixedFileSlots);
+            fileRegionMappedBytes, registrations, fixedFiles, fixedFileSlots, directDescriptors, fdInstalls,
+            msgRingTransfers, syncEnters);
     }
 }

@@ -84,7 +84,7 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
             return (T) getNetworkInterface();
         }
         if (option == RingwireChannelOption.SO_REUSEPORT) {
-            return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_REUSEPORT));
+            return (T) Boolean.valueOf(SocketOptions.getBoolean(channel, SOL_SOCKET, SO_REUSEPORT));
         }
         if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             return (T) Boolean.valueOf(activeOnOpen);
@@ -98,7 +98,7 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         if (option == RingwireChannelOption.IP_RECVORIGDSTADDR) {
             return (T) Boolean.valueOf(isRecvOrigDstAddr());
         }
-        Object other = SocketOptions.getOther(this, fd(), option, INTS);
+        Object other = SocketOptions.getOther(this, channel, option, INTS);
         return other != null ? (T) other : super.getOption(option);
     }
 
@@ -123,7 +123,7 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         } else if (option == ChannelOption.IP_MULTICAST_IF) {
             setNetworkInterface((NetworkInterface) value);
         } else if (option == RingwireChannelOption.SO_REUSEPORT) {
-            SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
+            SocketOptions.setBoolean(channel, SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
         } else if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             setActiveOnOpen((Boolean) value);
         } else if (option == RingwireChannelOption.UDP_GRO) {
@@ -133,7 +133,7 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
         } else if (option == RingwireChannelOption.IP_RECVORIGDSTADDR) {
             setRecvOrigDstAddr((Boolean) value);
         } else {
-            return SocketOptions.setOther(this, fd(), option, value, INTS) || super.setOption(option, value);
+            return SocketOptions.setOther(this, channel, option, value, INTS) || super.setOption(option, value);
         }
         return true;
     }
@@ -165,7 +165,7 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
      * @return this
      */
     public RingwireDatagramChannelConfig setUdpGro(boolean udpGro) {
-        SocketOptions.setBoolean(fd(), IPPROTO_UDP, UDP_GRO, udpGro);
+        SocketOptions.setBoolean(channel, IPPROTO_UDP, UDP_GRO, udpGro);
         this.udpGro = udpGro;
         if (udpGro) {
             channel.rearmReceive();
@@ -188,9 +188,9 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
      * @return this
      */
     public RingwireDatagramChannelConfig setRecvOrigDstAddr(boolean on) {
-        SocketOptions.setBoolean(fd(), IPPROTO_IP, IP_RECVORIGDSTADDR, on);
+        SocketOptions.setBoolean(channel, IPPROTO_IP, IP_RECVORIGDSTADDR, on);
         if (channel.isIpv6()) {
-            SocketOptions.setBoolean(fd(), IPPROTO_IPV6, IPV6_RECVORIGDSTADDR, on);
+            SocketOptions.setBoolean(channel, IPPROTO_IPV6, IPV6_RECVORIGDSTADDR, on);
         }
         this.recvOrigDstAddr = on;
         if (on) {
@@ -221,86 +221,86 @@ public final class RingwireDatagramChannelConfig extends DefaultChannelConfig im
 
     @Override
     public int getSendBufferSize() {
-        return SocketOptions.get(fd(), SOL_SOCKET, SO_SNDBUF);
+        return SocketOptions.get(channel, SOL_SOCKET, SO_SNDBUF);
     }
 
     @Override
     public RingwireDatagramChannelConfig setSendBufferSize(int sendBufferSize) {
-        SocketOptions.set(fd(), SOL_SOCKET, SO_SNDBUF, sendBufferSize);
+        SocketOptions.set(channel, SOL_SOCKET, SO_SNDBUF, sendBufferSize);
         return this;
     }
 
     @Override
     public int getReceiveBufferSize() {
-        return SocketOptions.get(fd(), SOL_SOCKET, SO_RCVBUF);
+        return SocketOptions.get(channel, SOL_SOCKET, SO_RCVBUF);
     }
 
     @Override
     public RingwireDatagramChannelConfig setReceiveBufferSize(int receiveBufferSize) {
-        SocketOptions.set(fd(), SOL_SOCKET, SO_RCVBUF, receiveBufferSize);
+        SocketOptions.set(channel, SOL_SOCKET, SO_RCVBUF, receiveBufferSize);
         return this;
     }
 
     @Override
     public int getTrafficClass() {
-        return SocketOptions.trafficClass(fd(), channel.isIpv6());
+        return SocketOptions.trafficClass(channel, channel.isIpv6());
     }
 
     @Override
     public RingwireDatagramChannelConfig setTrafficClass(int trafficClass) {
-        SocketOptions.setTrafficClass(fd(), channel.isIpv6(), trafficClass);
+        SocketOptions.setTrafficClass(channel, channel.isIpv6(), trafficClass);
         return this;
     }
 
     @Override
     public boolean isReuseAddress() {
-        return SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_REUSEADDR);
+        return SocketOptions.getBoolean(channel, SOL_SOCKET, SO_REUSEADDR);
     }
 
     @Override
     public RingwireDatagramChannelConfig setReuseAddress(boolean reuseAddress) {
-        SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_REUSEADDR, reuseAddress);
+        SocketOptions.setBoolean(channel, SOL_SOCKET, SO_REUSEADDR, reuseAddress);
         return this;
     }
 
     @Override
     public boolean isBroadcast() {
-        return SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_BROADCAST);
+        return SocketOptions.getBoolean(channel, SOL_SOCKET, SO_BROADCAST);
     }
 
     @Override
     public RingwireDatagramChannelConfig setBroadcast(boolean broadcast) {
-        SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_BROADCAST, broadcast);
+        SocketOptions.setBoolean(channel, SOL_SOCKET, SO_BROADCAST, broadcast);
         return this;
     }
 
     @Override
     public boolean isLoopbackModeDisabled() {
-        return channel.isIpv6() ? !SocketOptions.getBoolean(fd(), IPPROTO_IPV6, IPV6_MULTICAST_LOOP)
-            : !SocketOptions.getBoolean(fd(), IPPROTO_IP, IP_MULTICAST_LOOP);
+        return channel.isIpv6() ? !SocketOptions.getBoolean(channel, IPPROTO_IPV6, IPV6_MULTICAST_LOOP)
+            : !SocketOptions.getBoolean(channel, IPPROTO_IP, IP_MULTICAST_LOOP);
     }
 
     @Override
     public RingwireDatagramChannelConfig setLoopbackModeDisabled(boolean loopbackModeDisabled) {
         if (channel.isIpv6()) {
-            SocketOptions.setBoolean(fd(), IPPROTO_IPV6, IPV6_MULTICAST_LOOP, !loopbackModeDisabled);
+            SocketOptions.setBoolean(channel, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, !loopbackModeDisabled);
         }
-        SocketOptions.setBoolean(fd(), IPPROTO_IP, IP_MULTICAST_LOOP, !loopbackModeDisabled);
+        SocketOptions.setBoolean(channel, IPPROTO_IP, IP_MULTICAST_LOOP, !loopbackModeDisabled);
         return this;
     }
 
     @Override
     public int getTimeToLive() {
-        return channel.isIpv6() ? SocketOptions.get(fd(), IPPROTO_IPV6, IPV6_MULTICAST_HOPS)
-            : SocketOptions.get(fd(), IPPROTO_IP, IP_MULTICAST_TTL);
+        return channel.isIpv6() ? SocketOptions.get(channel, IPPROTO_IPV6, IPV6_MULTICAST_HOPS)
+            : SocketOptions.get(channel, IPPROTO_IP, IP_MULTICAST_TTL);
     }
 
     @Override
     public RingwireDatagramChannelConfig setTimeToLive(int ttl) {
         if (channel.isIpv6()) {
-            SocketOptions.set(fd(), IPPROTO_IPV6, IPV6_MULTICAST_HOPS, ttl);
+            SocketOptions.set(channel, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, ttl);
         }
-        SocketOptions.set(fd(), IPPROTO_IP, IP_MULTICAST_TTL, ttl);
+        SocketOptions.set(channel, IPPROTO_IP, IP_MULTICAST_TTL, ttl);
         return this;
     }
 

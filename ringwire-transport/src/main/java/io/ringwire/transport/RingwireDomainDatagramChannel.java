@@ -61,7 +61,7 @@ public final class RingwireDomainDatagramChannel extends AbstractRingwireDatagra
      * @throws IOException if the kernel will not say
      */
     public PeerCredentials peerCredentials() throws IOException {
-        return DomainSockets.peerCredentials(fd);
+        return DomainSockets.peerCredentials(this);
     }
 
     @Override

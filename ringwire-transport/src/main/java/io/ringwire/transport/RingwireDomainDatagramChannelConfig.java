@@ -48,7 +48,7 @@ public final class RingwireDomainDatagramChannelConfig extends DefaultChannelCon
         if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             return (T) Boolean.valueOf(activeOnOpen);
         }
-        Object other = SocketOptions.getOther(this, channel.fd, option, Map.of());
+        Object other = SocketOptions.getOther(this, channel, option, Map.of());
         return other != null ? (T) other : super.getOption(option);
     }
 
@@ -62,7 +62,7 @@ public final class RingwireDomainDatagramChannelConfig extends DefaultChannelCon
         } else if (option == ChannelOption.DATAGRAM_CHANNEL_ACTIVE_ON_REGISTRATION) {
             setActiveOnOpen((Boolean) value);
         } else {
-            return SocketOptions.setOther(this, channel.fd, option, value, Map.of()) || super.setOption(option, value);
+            return SocketOptions.setOther(this, channel, option, value, Map.of()) || super.setOption(option, value);
         }
         return true;
     }
@@ -81,7 +81,7 @@ public final class RingwireDomainDatagramChannelConfig extends DefaultChannelCon
 
     /** @return SO_RCVBUF */
     public int getReceiveBufferSize() {
-        return SocketOptions.get(channel.fd, SOL_SOCKET, SO_RCVBUF);
+        return SocketOptions.get(channel, SOL_SOCKET, SO_RCVBUF);
     }
 
     /**
@@ -89,18 +89,18 @@ public final class RingwireDomainDatagramChannelConfig extends DefaultChannelCon
      * @return this
      */
     public RingwireDomainDatagramChannelConfig setReceiveBufferSize(int size) {
-        SocketOptions.set(channel.fd, SOL_SOCKET, SO_RCVBUF, size);
+        SocketOptions.set(channel, SOL_SOCKET, SO_RCVBUF, size);
         return this;
     }
 
     @Override
     public int getSendBufferSize() {
-        return SocketOptions.get(channel.fd, SOL_SOCKET, SO_SNDBUF);
+        return SocketOptions.get(channel, SOL_SOCKET, SO_SNDBUF);
     }
 
     @Override
     public RingwireDomainDatagramChannelConfig setSendBufferSize(int size) {
-        SocketOptions.set(channel.fd, SOL_SOCKET, SO_SNDBUF, size);
+        SocketOptions.set(channel, SOL_SOCKET, SO_SNDBUF, size);
         return this;
     }
 

@@ -7,6 +7,7 @@ import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.PeerCredentials;
 import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.SockAddr;
+import io.ringwire.uring.SocketConstants;
 import io.ringwire.uring.Sockets;
 
 import java.io.IOException;
@@ -25,12 +26,23 @@ import java.net.SocketAddress;
 public final class RingwireDomainSocketChannel extends AbstractRingwireStreamChannel implements DomainSocketChannel {
     /** An unconnected client socket. */
     public RingwireDomainSocketChannel() {
-        super(null, DomainSockets.openStream(), false);
+        this(clientSocketsInSlots());
+    }
+
+    /** @param inSlot whether the socket is made when the channel joins its loop (see clientSocketsInSlots) */
+    private RingwireDomainSocketChannel(boolean inSlot) {
+        super(SocketConstants.AF_UNIX, inSlot ? DIRECT_FD : DomainSockets.openStream());
         this.config = new RingwireDomainSocketChannelConfig(this);
     }
 
     RingwireDomainSocketChannel(RingwireServerDomainSocketChannel parent, int fd) {
         super(parent, fd, true);
+        this.config = new RingwireDomainSocketChannelConfig(this);
+    }
+
+    /** A connection accepted into a direct descriptor: {@code slot} of {@code home}'s fixed-file table, no fd. */
+    RingwireDomainSocketChannel(RingwireServerDomainSocketChannel parent, int slot, RingwireIoHandler home) {
+        super(parent, slot, home);
         this.config = new RingwireDomainSocketChannelConfig(this);
     }
 
@@ -55,7 +67,7 @@ public final class RingwireDomainSocketChannel extends AbstractRingwireStreamCha
      * @throws IOException if the kernel will not say (the socket is closed or not connected)
      */
     public PeerCredentials peerCredentials() throws IOException {
-        return DomainSockets.peerCredentials(fd);
+        return DomainSockets.peerCredentials(this);
     }
 
     @Override
@@ -73,12 +85,16 @@ public final class RingwireDomainSocketChannel extends AbstractRingwireStreamCha
 
     @Override
     SocketAddress readAddress(boolean ofSocket) throws NativeIoException {
-        return DomainSockets.address(fd, ofSocket);
+        return withFd(f -> DomainSockets.address(f, ofSocket)); // (a direct descriptor: an fd for the call)
     }
 
     @Override
     void bindSocket(SocketAddress localAddress) throws Exception {
-        Sockets.bindUnix(fd, DomainSockets.path(localAddress));
+        String path = DomainSockets.path(localAddress);
+        withFd(f -> {
+            Sockets.bindUnix(f, path);
+            return null;
+        });
     }
 
     @Override
@@ -93,6 +109,9 @@ public final class RingwireDomainSocketChannel extends AbstractRingwireStreamCha
 
     @Override
     public String toString() {
+        if (isDirect()) {
+            return "RingwireDomainSocketChannel[" + directDescription() + ", " + cachedAddresses() + "]";
+        }
         return "RingwireDomainSocketChannel[fd=" + fd + ", " + localAddress() + " -> " + remoteAddress() + "]";
     }
 }

@@ -58,7 +58,7 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
         if (option == UnixChannelOption.DOMAIN_SOCKET_READ_MODE) {
             return (T) getReadMode();
         }
-        Object other = SocketOptions.getOther(this, channel.fd, option, Map.of());
+        Object other = SocketOptions.getOther(this, channel, option, Map.of());
         return other != null ? (T) other : super.getOption(option);
     }
 
@@ -76,14 +76,14 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
         } else if (option == UnixChannelOption.DOMAIN_SOCKET_READ_MODE) {
             setReadMode((DomainSocketReadMode) value);
         } else {
-            return SocketOptions.setOther(this, channel.fd, option, value, Map.of()) || super.setOption(option, value);
+            return SocketOptions.setOther(this, channel, option, value, Map.of()) || super.setOption(option, value);
         }
         return true;
     }
 
     /** @return SO_RCVBUF */
     public int getReceiveBufferSize() {
-        return SocketOptions.get(channel.fd, SOL_SOCKET, SO_RCVBUF);
+        return SocketOptions.get(channel, SOL_SOCKET, SO_RCVBUF);
     }
 
     /**
@@ -91,13 +91,13 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
      * @return this
      */
     public RingwireDomainSocketChannelConfig setReceiveBufferSize(int size) {
-        SocketOptions.set(channel.fd, SOL_SOCKET, SO_RCVBUF, size);
+        SocketOptions.set(channel, SOL_SOCKET, SO_RCVBUF, size);
         return this;
     }
 
     /** @return SO_SNDBUF */
     public int getSendBufferSize() {
-        return SocketOptions.get(channel.fd, SOL_SOCKET, SO_SNDBUF);
+        return SocketOptions.get(channel, SOL_SOCKET, SO_SNDBUF);
     }
 
     /**
@@ -105,7 +105,7 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
      * @return this
      */
     public RingwireDomainSocketChannelConfig setSendBufferSize(int size) {
-        SocketOptions.set(channel.fd, SOL_SOCKET, SO_SNDBUF, size);
+        SocketOptions.set(channel, SOL_SOCKET, SO_SNDBUF, size);
         return this;
     }
 
@@ -114,7 +114,7 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
      *         written for TCP (gRPC sets it on every channel) runs unchanged over domain sockets
      */
     public boolean isKeepAlive() {
-        return SocketOptions.getBoolean(channel.fd, SOL_SOCKET, SO_KEEPALIVE);
+        return SocketOptions.getBoolean(channel, SOL_SOCKET, SO_KEEPALIVE);
     }
 
     /**
@@ -122,7 +122,7 @@ public final class RingwireDomainSocketChannelConfig extends DefaultChannelConfi
      * @return this
      */
     public RingwireDomainSocketChannelConfig setKeepAlive(boolean keepAlive) {
-        SocketOptions.setBoolean(channel.fd, SOL_SOCKET, SO_KEEPALIVE, keepAlive);
+        SocketOptions.setBoolean(channel, SOL_SOCKET, SO_KEEPALIVE, keepAlive);
         return this;
     }
 

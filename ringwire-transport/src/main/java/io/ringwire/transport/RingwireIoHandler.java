@@ -106,6 +106,8 @@ public final class RingwireIoHandler implements IoHandler {
     private final List<RingwireIoRegistration> afterCompletions = new ArrayList<>();
     /** Handles whose SQE the kernel refused (SQ full, nothing taken): asked again in the next iteration. */
     private final List<RingwireIoRegistration> retries = new ArrayList<>();
+    /** Moves of direct descriptors that found the SQ refusing: tried again next iteration. */
+    private final List<Runnable> deferredSends = new ArrayList<>();
     /** Cancels that found the SQ refusing, by target user_data (which names its registration): queued next time. */
     private final java.util.ArrayDeque<Long> deferredCancels = new java.util.ArrayDeque<>();
     /** Fault injection for tests: this many {@link #reserveSqe()} calls fail as if the kernel refused. */
@@ -119,6 +121,20 @@ public final class RingwireIoHandler implements IoHandler {
     private long scratchUsed;
 
     private BufferRing recvBuffers;
+    /**
+     * Stream connections live in the fixed-file table as direct descriptors ({@link
+     * RingwireIoHandlerConfig#directDescriptors()}, where the kernel has what they need): the kernel allocates every
+     * slot, and fd connections take none.
+     */
+    private boolean directDescriptors;
+    /** Slots moving in from another loop (MSG_RING), by the id in their target user_data: what to do on arrival. */
+    private final IntObjectHashMap<java.util.function.IntConsumer> slotsExpected = new IntObjectHashMap<>();
+    /** Slots sent to another loop whose MSG_RING has not completed here, by sequence: what to do then. */
+    private final IntObjectHashMap<java.util.function.IntConsumer> slotsSent = new IntObjectHashMap<>();
+    private int nextTransferId;
+    private int nextSyncId;
+    /** Native memory for synchronous calls' arguments and results (an option's value, a sockaddr and its length). */
+    private final MemorySegment syncArea;
     /** Free slots of the fixed-file table, taken from the end; null without a table. */
     private int[] freeFileSlots;
     private int freeFileSlotCount;
@@ -147,6 +163,7 @@ public final class RingwireIoHandler implements IoHandler {
             // (FEAT_SUBMIT_STABLE), so the space is reused after every enter
             a = Arena.ofShared();
             this.scratch = a.allocate((long) config.iovecCapacity() * 16 + 64 * 1024, 64);
+            this.syncArea = a.allocate(SYNC_AREA_BYTES, 64);
         } catch (NativeIoException | RuntimeException | OutOfMemoryError ex) {
             // a half-built handler frees what it built: no ring, eventfd or native memory left behind
             if (a != null) {
@@ -173,6 +190,11 @@ public final class RingwireIoHandler implements IoHandler {
         this.minWaitMicros = minTimeout ? config.minWaitMicros() : 0;
         this.minWaitWindowNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), 16_000L * minWaitMicros);
         this.shrinkPeriodNanos = TimeUnit.MILLISECONDS.toNanos(config.bufferRingShrinkMillis());
+        this.directDescriptors = config.directDescriptors() && directDescriptorsAvailable();
+        this.countedAsDirect = directDescriptors;
+        if (directDescriptors) {
+            LIVE_DIRECT_LOOPS.incrementAndGet();
+        }
         if (config.minWaitMicros() > 0 && !minTimeout && !minWaitFallbackLogged) {
             minWaitFallbackLogged = true;
             logger.info("minWaitMicros={} ignored: this kernel has no IORING_FEAT_MIN_TIMEOUT (Linux 6.12); every "
@@ -233,7 +255,9 @@ public final class RingwireIoHandler implements IoHandler {
                 recvBuffers = registerRecvBuffers();
                 counters.bufferRingBuffers = recvBuffers.provided();
             }
-            if (config.fixedFiles() > 0) {
+            if (directDescriptors) {
+                registerDirectTable();
+            } else if (config.fixedFiles() > 0) {
                 registerFileTable();
             }
         } catch (NativeIoException e) {
@@ -271,6 +295,280 @@ public final class RingwireIoHandler implements IoHandler {
         counters.fixedFileSlots = slots;
     }
 
+    /** The most slots one table may have (IORING_MAX_FIXED_FILES). */
+    static final int MAX_TABLE_SLOTS = 1 << 20;
+
+    /**
+     * The table for direct descriptors: as large as the open-file soft limit, the most the kernel allows one table
+     * (EMFILE beyond), registered sparse: an empty slot costs the kernel 8 bytes and a bit. Without it the loop's
+     * connections use fds, said once.
+     */
+    private void registerDirectTable() throws NativeIoException {
+        int slots = (int) Math.min(MAX_TABLE_SLOTS, OpenFileLimit.current().soft());
+        int ret = ring.registerFileTable(slots);
+        if (ret < 0) {
+            directDescriptors = false;
+            logger.warn("directDescriptors: the kernel refused a fixed-file table of {} slots ({}): {}'s "
+                + "connections use file descriptors", slots, Errno.name(-ret), executor);
+            return;
+        }
+        counters.fixedFileSlots = slots;
+    }
+
+    /**
+     * Loops of this JVM with direct descriptors, made and not yet destroyed: while there are any, client channels
+     * leave their socket to the loop they join (see {@link #clientSocketsInSlots()}).
+     */
+    private static final java.util.concurrent.atomic.AtomicInteger LIVE_DIRECT_LOOPS =
+        new java.util.concurrent.atomic.AtomicInteger();
+    /** This handler is one of {@link #LIVE_DIRECT_LOOPS}. */
+    private final boolean countedAsDirect;
+
+    /**
+     * @return whether some loop of this JVM has direct descriptors: a client channel is made before it knows its
+     *         loop, so while any loop may be its, its socket is made when it joins one (in a slot, or with an fd on a
+     *         loop without direct descriptors)
+     */
+    static boolean clientSocketsInSlots() {
+        return LIVE_DIRECT_LOOPS.get() > 0;
+    }
+    private static volatile boolean directFallbackLogged;
+
+    /**
+     * @return whether this kernel has what direct descriptors need; if not, says once (at info level) what is
+     *         missing and that connections use file descriptors
+     */
+    static boolean directDescriptorsAvailable() {
+        java.util.List<String> missing = io.ringwire.uring.IoUringProbe.get().missingForDirectDescriptors();
+        if (missing.isEmpty()) {
+            return true;
+        }
+        if (!directFallbackLogged) {
+            directFallbackLogged = true;
+            logger.info("directDescriptors asked for, but this kernel lacks {}: connections use file descriptors",
+                String.join(", ", missing));
+        }
+        return false;
+    }
+
+    /** @return whether this loop's stream connections live in its fixed-file table without an fd */
+    boolean directDescriptors() {
+        return directDescriptors;
+    }
+
+    /** @return whether the calling thread is this loop's */
+    boolean inLoop() {
+        return executor.isExecutorThread(Thread.currentThread());
+    }
+
+    /** @return the loop, for running a task on it */
+    java.util.concurrent.Executor executor() {
+        return executor;
+    }
+
+    /** A direct descriptor came into the table (accepted, made, or moved here): counted as a slot in use. */
+    void slotTaken() {
+        counters.fixedFiles++;
+    }
+
+    /**
+     * Empties a slot of a direct descriptor with a CLOSE SQE that leaves with the loop's next enter, after every SQE
+     * queued before it (those naming the slot take the file first; an operation already issued keeps it until it
+     * ends). When the SQ refuses, it submits what is queued and empties the slot at once (io_uring_register). On the
+     * loop only.
+     */
+    void closeSlot(int slot) {
+        if (ring.isClosed()) {
+            return; // the table went with the ring
+        }
+        if (sq.tryReserve()) {
+            counters.fixedFiles--;
+            sq.prepCloseDirect(slot, UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_CLOSE, slot));
+            return;
+        }
+        emptySlotNow(slot);
+    }
+
+    /**
+     * Empties a direct descriptor's slot now (io_uring_register), after submitting the SQEs queued before: for a
+     * socket that leaves the table for an fd, whose holder must then have the last reference. On the loop only.
+     */
+    void emptySlotNow(int slot) {
+        if (ring.isClosed()) {
+            return;
+        }
+        counters.fixedFiles--;
+        submitBeforeClose();
+        int ret = ring.updateFile(slot, -1);
+        if (ret != 1) {
+            logger.warn("could not empty the direct descriptor's slot {}: {}", slot, Errno.name(-ret));
+        }
+    }
+
+    /** Bytes of {@link #syncArea}. */
+    static final int SYNC_AREA_BYTES = 512;
+    /** user_data data bit of a synchronous call's SQE: its CQE is read by the caller, the dispatch passes it over. */
+    private static final int SYNC = 1 << 23;
+    /** user_data data bit of a MSG_RING this loop sent (clear: a slot arriving from another loop). */
+    private static final int SENT = 1 << 23;
+    /** The longest a synchronous call waits for its completion. */
+    private static final long SYNC_DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /** Prepares the one SQE of a synchronous call. */
+    interface SyncSqe {
+        /**
+         * @param sq       the loop's SQ, with a slot reserved
+         * @param userData the SQE's user_data
+         */
+        void prepare(SubmissionQueue sq, long userData);
+    }
+
+    /** @return native memory for one synchronous call's arguments ({@value #SYNC_AREA_BYTES} bytes), on the loop */
+    MemorySegment syncArea() {
+        return syncArea;
+    }
+
+    /**
+     * One SQE submitted now and its result waited for: a socket option, an address, an fd for a call, on a direct
+     * descriptor. Everything queued before it leaves in the same enter; completions of other operations stay in the
+     * CQ for the loop's dispatch, in their order (this one's is passed over there). The operations used complete
+     * while the enter submits them. On the loop only; counted in {@link RingwireCounters#syncEnters()}.
+     *
+     * @param opcode the SQE's opcode
+     * @param prep   writes the SQE
+     * @return its result, or {@code -errno}
+     * @throws IllegalStateException if the SQ refuses or the completion does not come within 10 s
+     */
+    int syncCall(byte opcode, SyncSqe prep) {
+        if (!sq.tryReserve()) {
+            counters.sqRefusals++;
+            throw new IllegalStateException("the io_uring submission queue is full and the kernel took nothing; "
+                + "try again after this iteration");
+        }
+        long userData = UserData.encode(UserData.HANDLER_ID, opcode, SYNC | (nextSyncId++ & (SYNC - 1)));
+        prep.prepare(sq, userData);
+        long entersBefore = ring.enterCount();
+        long deadline = System.nanoTime() + SYNC_DEADLINE_NANOS;
+        try {
+            ring.submitAndWait(0, -1);
+            for (;;) {
+                int res = cq.postedResult(userData, 0);
+                if (res != Integer.MIN_VALUE) {
+                    return res;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || cq.ready() >= cq.entries()) {
+                    throw new IllegalStateException("no completion for " + IoUringConstants.opName(opcode) + " in "
+                        + (left <= 0 ? "10 s" : "a full completion queue"));
+                }
+                // one more completion than the CQ holds now: not a wake-up for each of the others
+                ring.submitAndWait(cq.ready() + 1, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+            }
+        } finally {
+            counters.syncEnters += ring.enterCount() - entersBefore;
+            if (sq.unconsumed() == 0) {
+                scratchUsed = 0; // the kernel has copied what queued SQEs pointed at
+            }
+        }
+    }
+
+    /**
+     * A regular fd for the socket in {@code slot} (FIXED_FD_INSTALL), for a call that needs one; the caller closes
+     * it at once. Counted in {@link RingwireCounters#fdInstalls()}.
+     *
+     * @return the fd
+     * @throws NativeIoException e.g. EMFILE
+     */
+    int installFd(int slot) throws NativeIoException {
+        int fd = syncCall(IoUringConstants.IORING_OP_FIXED_FD_INSTALL, (q, ud) -> q.prepFixedFdInstall(slot, 0, ud));
+        NativeIoException.check(fd, "FIXED_FD_INSTALL");
+        counters.fdInstalls++;
+        return fd;
+    }
+
+    /**
+     * Expects a direct descriptor from another loop (MSG_RING); on this loop.
+     *
+     * @param arrival called on this loop with the slot it got here, or {@code -errno} if the move failed
+     * @return the user_data the sender's MSG_RING gives this loop's CQE
+     */
+    long expectSlot(java.util.function.IntConsumer arrival) {
+        int id;
+        do {
+            id = nextTransferId++ & (SENT - 1);
+        } while (slotsExpected.containsKey(id));
+        slotsExpected.put(id, arrival);
+        return UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_MSG_RING, id);
+    }
+
+    /**
+     * A move expected with {@link #expectSlot} failed on the sending loop (no CQE comes here).
+     *
+     * @param targetUserData what {@link #expectSlot} returned
+     * @param errno          {@code -errno}
+     */
+    void slotNotComing(long targetUserData, int errno) {
+        java.util.function.IntConsumer arrival = slotsExpected.remove(UserData.data(targetUserData));
+        if (arrival != null) {
+            arrival.accept(errno);
+        }
+    }
+
+    /**
+     * Moves the direct descriptor in {@code slot} to {@code target}'s table (MSG_RING with SEND_FD); this loop's
+     * slot is emptied once the MSG_RING completes, whatever its result. On this loop.
+     *
+     * @param targetUserData what {@code target.expectSlot} returned
+     * @param sent           called on this loop with the MSG_RING's result (the target's slot, or {@code -errno})
+     */
+    void sendSlot(int slot, RingwireIoHandler target, long targetUserData, java.util.function.IntConsumer sent) {
+        if (!sq.tryReserve()) {
+            counters.sqRefusals++;
+            deferredSends.add(() -> sendSlot(slot, target, targetUserData, sent)); // tried again next iteration
+            return;
+        }
+        int seq;
+        do {
+            seq = nextTransferId++ & (SENT - 1);
+        } while (slotsSent.containsKey(seq));
+        slotsSent.put(seq, res -> {
+            closeSlot(slot);
+            sent.accept(res);
+        });
+        sq.prepMsgRingFd(target.ring.fd(), slot, targetUserData,
+            UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_MSG_RING, SENT | seq));
+        counters.msgRingTransfers++;
+    }
+
+    /** A completion of the handler's own that is not the wake-up: moved slots, emptied slots. */
+    private void handlerCompletion(long userData, int res) {
+        int data = UserData.data(userData);
+        switch (UserData.opcode(userData)) {
+            case IoUringConstants.IORING_OP_MSG_RING -> {
+                java.util.function.IntConsumer then = (data & SENT) != 0 ? slotsSent.remove(data & (SENT - 1))
+                    : slotsExpected.remove(data);
+                if ((data & SENT) == 0 && res >= 0) {
+                    counters.fixedFiles++;
+                }
+                if (then != null) {
+                    try {
+                        then.accept(res);
+                    } catch (Throwable t) {
+                        handlerFailed("moving a direct descriptor", this, t);
+                    }
+                } else if ((data & SENT) == 0 && res >= 0) {
+                    closeSlot(res); // its channel is gone (the loop shut down meanwhile): nobody else will
+                }
+            }
+            case IoUringConstants.IORING_OP_CLOSE -> {
+                if (res < 0) {
+                    logger.debug("emptying direct descriptor slot {} failed: {}", data, Errno.name(res));
+                }
+            }
+            default -> { } // a synchronous call's, read by its caller; cancels
+        }
+    }
+
     /**
      * Puts {@code fd} in a free slot of the fixed-file table, for a channel's sends and receives (one
      * io_uring_register call).
@@ -279,7 +577,7 @@ public final class RingwireIoHandler implements IoHandler {
      *         fd, as without a table)
      */
     int takeFileSlot(int fd) {
-        if (freeFileSlotCount == 0 || ring.isClosed()) {
+        if (freeFileSlotCount == 0 || ring.isClosed()) { // (no free list with direct descriptors: the kernel's)
             return -1;
         }
         int slot = freeFileSlots[--freeFileSlotCount];
@@ -350,7 +648,7 @@ public final class RingwireIoHandler implements IoHandler {
                 wakeupReadArmed = true;
             }
             long timeout = context.deadlineNanos() == -1 ? -1 : context.delayNanos(System.nanoTime());
-            if (!wakeupReadArmed || !retries.isEmpty() || !deferredCancels.isEmpty()) {
+            if (!wakeupReadArmed || !retries.isEmpty() || !deferredCancels.isEmpty() || !deferredSends.isEmpty()) {
                 // something the kernel refused waits for the next iteration, or no wake-up can reach us: a short nap
                 timeout = timeout < 0 ? RETRY_NANOS : Math.min(timeout, RETRY_NANOS);
             }
@@ -440,6 +738,13 @@ public final class RingwireIoHandler implements IoHandler {
             if (r != null) { // else every operation of it has ended: nothing left to cancel
                 sq.prepCancel(target, IoUringConstants.IORING_ASYNC_CANCEL_ALL,
                     r.nextUserData(IORING_OP_ASYNC_CANCEL, 0));
+            }
+        }
+        if (!deferredSends.isEmpty()) {
+            List<Runnable> sends = new ArrayList<>(deferredSends);
+            deferredSends.clear();
+            for (Runnable send : sends) {
+                send.run(); // (queued again if the SQ still refuses)
             }
         }
         if (!retries.isEmpty()) {
@@ -583,6 +888,8 @@ public final class RingwireIoHandler implements IoHandler {
             if (userData == WAKEUP_USER_DATA) {
                 wakeupReadArmed = false;
                 wakeupPending.set(false);
+            } else {
+                handlerCompletion(userData, res);
             }
             return;
         }
@@ -642,6 +949,18 @@ public final class RingwireIoHandler implements IoHandler {
             return;
         }
         destroyed = true;
+        if (countedAsDirect) {
+            LIVE_DIRECT_LOOPS.decrementAndGet();
+        }
+        // slots still expected from other loops will not come now: their channels' registrations fail
+        for (java.util.function.IntConsumer arrival : new ArrayList<>(slotsExpected.values())) {
+            try {
+                arrival.accept(-Errno.ECANCELED);
+            } catch (RuntimeException e) {
+                logger.debug("failing a move to {} on shutdown", executor, e);
+            }
+        }
+        slotsExpected.clear();
         // every channel still registered is closed here: Netty skips prepareToDestroy() when shutdown is confirmed
         // in the same iteration it was asked for, and a channel can join between its last call and now (a hop from
         // another loop, a registration task run after it); the loop takes no more tasks, so their close runs to the

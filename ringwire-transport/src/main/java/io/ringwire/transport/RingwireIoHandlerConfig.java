@@ -11,7 +11,7 @@ import io.netty.util.internal.SystemPropertyUtil;
  * {@code ringwire.maxBytesPerWrite}, {@code ringwire.deferTaskrun}, {@code ringwire.registerRingFd},
  * {@code ringwire.directReceive}, {@code ringwire.singleIssuer}, {@code ringwire.noSqArray},
  * {@code ringwire.multishotRecv}, {@code ringwire.bufferRing}, {@code ringwire.fixedFiles},
- * {@code ringwire.minWaitMicros}, {@code ringwire.bufferRingShrinkMillis}.
+ * {@code ringwire.minWaitMicros}, {@code ringwire.bufferRingShrinkMillis}, {@code ringwire.directDescriptors}.
  *
  * <p>Every optional io_uring feature Ringwire uses can be turned off here, to work around a kernel bug or to measure
  * what it brings; the transport's echo tests run with each one off.
@@ -67,6 +67,17 @@ import io.netty.util.internal.SystemPropertyUtil;
  *                           {@code initialBufferRingEntries}) and gives the rest's pages back to the system, so a burst
  *                           (connections set up together, a bulk transfer) does not leave its buffers resident for
  *                           the loop's life
+ * @param directDescriptors  stream connections (TCP and Unix domain) live only in the loop's fixed-file table, as
+ *                           direct descriptors, and hold no file descriptor: a loop holds as many as the open-file
+ *                           limit, and N loops N times that. The listener accepts into its loop's table (multishot
+ *                           ACCEPT with IORING_FILE_INDEX_ALLOC), a connection Netty registers with another loop moves
+ *                           to that loop's table (MSG_RING), client sockets are made there (SOCKET); the table is then
+ *                           registered at the open-file limit (8 bytes of kernel memory per slot). Socket options go
+ *                           through URING_CMD, and the few calls that need an fd (getsockname, TCP-level
+ *                           getsockopt, TCP_INFO) get one for the call (FIXED_FD_INSTALL) and close it at once. Needs
+ *                           Linux 6.8 (SOCKET and ACCEPT into a slot 5.19, MSG_RING SEND_FD 6.0, URING_CMD socket
+ *                           options 6.7, FIXED_FD_INSTALL 6.8); without, connections use fds, said once in the log.
+ *                           See {@link RingwireSocketChannel}
  */
 public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries,
                                       int initialBufferRingEntries, int bufferSize,
@@ -74,7 +85,12 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
                                       boolean deferTaskrun, boolean registerRingFd, boolean directReceive,
                                       boolean singleIssuer, boolean noSqArray, boolean multishotRecv,
                                       boolean bufferRing, int fixedFiles, int minWaitMicros,
-                                      int bufferRingShrinkMillis) {
+                                      int bufferRingShrinkMillis, boolean directDescriptors) {
+    /** The system property of {@link #directDescriptors()}. */
+    static final String DIRECT_DESCRIPTORS_PROPERTY = "ringwire.directDescriptors";
+    /** {@link #directDescriptors()} without the property. */
+    static final boolean DIRECT_DESCRIPTORS_DEFAULT = false;
+
     /** Receive buffers with incremental consumption: few and large. */
     static final int INCREMENTAL_ENTRIES = 64;
     static final int INCREMENTAL_SIZE = 64 * 1024;
@@ -175,6 +191,8 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
         private int fixedFiles = SystemPropertyUtil.getInt("ringwire.fixedFiles", 16384);
         private int minWaitMicros = SystemPropertyUtil.getInt("ringwire.minWaitMicros", 0);
         private int bufferRingShrinkMillis = SystemPropertyUtil.getInt("ringwire.bufferRingShrinkMillis", 10_000);
+        private boolean directDescriptors = SystemPropertyUtil.getBoolean(DIRECT_DESCRIPTORS_PROPERTY,
+            DIRECT_DESCRIPTORS_DEFAULT);
 
         private Builder() { }
 
@@ -340,12 +358,21 @@ public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int buffer
             return this;
         }
 
+        /**
+         * @param v whether stream connections live in the loop's fixed-file table without a file descriptor
+         * @return this
+         */
+        public Builder directDescriptors(boolean v) {
+            directDescriptors = v;
+            return this;
+        }
+
         /** @return the config */
         public RingwireIoHandlerConfig build() {
             return new RingwireIoHandlerConfig(ringEntries, cqEntries, bufferRingEntries, initialBufferRingEntries,
                 bufferSize, incrementalBuffers, iovecCapacity, maxBytesPerWrite, deferTaskrun, registerRingFd,
                 directReceive, singleIssuer, noSqArray, multishotRecv, bufferRing, fixedFiles, minWaitMicros,
-                bufferRingShrinkMillis);
+                bufferRingShrinkMillis, directDescriptors);
         }
     }
 }

@@ -81,6 +81,21 @@ public interface RingwireLoopMXBean {
     /** @return descriptors in the registered file table now */
     int getFixedFiles();
 
+    /** @return slots of the registered file table */
+    int getFixedFileSlots();
+
+    /** @return connections on direct descriptors registered with the loop now (no file descriptor each) */
+    int getDirectDescriptors();
+
+    /** @return file descriptors installed for a call that needed one (and closed right after) */
+    long getFdInstalls();
+
+    /** @return direct descriptors this loop moved to another loop's table (MSG_RING) */
+    long getMsgRingTransfers();
+
+    /** @return enters made to complete a synchronous call on a direct descriptor (socket options, addresses) */
+    long getSyncEnters();
+
     /** @return zero-copy sends */
     long getZeroCopySends();
 

@@ -52,6 +52,11 @@ public final class RingwireServerDomainSocketChannel extends AbstractRingwireSer
     }
 
     @Override
+    AbstractRingwireChannel newDirectChildChannel(int slot, RingwireIoHandler home) {
+        return new RingwireDomainSocketChannel(this, slot, home);
+    }
+
+    @Override
     SocketAddress readAddress(boolean ofSocket) throws NativeIoException {
         return DomainSockets.address(fd, ofSocket);
     }

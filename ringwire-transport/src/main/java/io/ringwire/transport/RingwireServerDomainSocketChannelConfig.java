@@ -28,12 +28,12 @@ public final class RingwireServerDomainSocketChannelConfig extends DefaultChanne
     @SuppressWarnings("unchecked")
     public <T> T getOption(ChannelOption<T> option) {
         if (option == ChannelOption.SO_RCVBUF) {
-            return (T) Integer.valueOf(SocketOptions.get(channel.fd, SOL_SOCKET, SO_RCVBUF));
+            return (T) Integer.valueOf(SocketOptions.get(channel, SOL_SOCKET, SO_RCVBUF));
         }
         if (option == ChannelOption.SO_BACKLOG) {
             return (T) Integer.valueOf(getBacklog());
         }
-        Object other = SocketOptions.getOther(this, channel.fd, option, Map.of());
+        Object other = SocketOptions.getOther(this, channel, option, Map.of());
         return other != null ? (T) other : super.getOption(option);
     }
 
@@ -41,11 +41,11 @@ public final class RingwireServerDomainSocketChannelConfig extends DefaultChanne
     public <T> boolean setOption(ChannelOption<T> option, T value) {
         validate(option, value);
         if (option == ChannelOption.SO_RCVBUF) {
-            SocketOptions.set(channel.fd, SOL_SOCKET, SO_RCVBUF, (Integer) value);
+            SocketOptions.set(channel, SOL_SOCKET, SO_RCVBUF, (Integer) value);
         } else if (option == ChannelOption.SO_BACKLOG) {
             setBacklog((Integer) value);
         } else {
-            return SocketOptions.setOther(this, channel.fd, option, value, Map.of()) || super.setOption(option, value);
+            return SocketOptions.setOther(this, channel, option, value, Map.of()) || super.setOption(option, value);
         }
         return true;
     }

@@ -2,6 +2,8 @@ package io.ringwire.transport;
 
 import io.netty.channel.socket.InternetProtocolFamily;
 import io.netty.channel.socket.ServerSocketChannel;
+import io.ringwire.uring.SocketConstants;
+import io.ringwire.uring.Sockets;
 
 import java.net.InetSocketAddress;
 
@@ -48,6 +50,21 @@ public final class RingwireServerSocketChannel extends AbstractRingwireServerCha
     @Override
     AbstractRingwireChannel newChildChannel(int childFd) throws Exception {
         return new RingwireSocketChannel(this, childFd);
+    }
+
+    /** Whether the listening socket is AF_INET6, asked once before the first direct descriptor. */
+    private boolean ipv6;
+
+    @Override
+    void prepareForDirectChildren() throws Exception {
+        ipv6 = Sockets.isIpv6(fd);
+        // Netty's default for every TCP connection, and accepted sockets inherit it: set once here, not per slot
+        Sockets.setInt(fd, SocketConstants.IPPROTO_TCP, SocketConstants.TCP_NODELAY, 1);
+    }
+
+    @Override
+    AbstractRingwireChannel newDirectChildChannel(int slot, RingwireIoHandler home) {
+        return new RingwireSocketChannel(this, slot, home, ipv6);
     }
 
     @Override

@@ -48,15 +48,15 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
             return (T) Boolean.valueOf(isReuseAddress());
         }
         if (option == ChannelOption.TCP_FASTOPEN) {
-            return (T) Integer.valueOf(SocketOptions.get(channel.fd, IPPROTO_TCP, TCP_FASTOPEN));
+            return (T) Integer.valueOf(SocketOptions.get(channel, IPPROTO_TCP, TCP_FASTOPEN));
         }
         if (option == ChannelOption.SO_BACKLOG) {
             return (T) Integer.valueOf(getBacklog());
         }
         if (option == RingwireChannelOption.SO_REUSEPORT) {
-            return (T) Boolean.valueOf(SocketOptions.getBoolean(channel.fd, SOL_SOCKET, SO_REUSEPORT));
+            return (T) Boolean.valueOf(SocketOptions.getBoolean(channel, SOL_SOCKET, SO_REUSEPORT));
         }
-        Object other = SocketOptions.getOther(this, channel.fd, option, INTS);
+        Object other = SocketOptions.getOther(this, channel, option, INTS);
         return other != null ? (T) other : super.getOption(option);
     }
 
@@ -69,17 +69,17 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
             setReuseAddress((Boolean) value);
         } else if (option == ChannelOption.TCP_FASTOPEN) {
             // TCP Fast Open's pending-request queue (0: off); takes effect at listen, so set it before bind
-            SocketOptions.set(channel.fd, IPPROTO_TCP, TCP_FASTOPEN, (Integer) value);
+            SocketOptions.set(channel, IPPROTO_TCP, TCP_FASTOPEN, (Integer) value);
         } else if (option == ChannelOption.SO_BACKLOG) {
             setBacklog((Integer) value);
         } else if (option == RingwireChannelOption.SO_REUSEPORT) {
-            SocketOptions.setBoolean(channel.fd, SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
+            SocketOptions.setBoolean(channel, SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
         } else if (option == RingwireChannelOption.TCP_MD5SIG) {
             @SuppressWarnings("unchecked")
             java.util.Map<java.net.InetAddress, byte[]> keys = (java.util.Map<java.net.InetAddress, byte[]>) value;
             setTcpMd5Sig(keys);
         } else {
-            return SocketOptions.setOther(this, channel.fd, option, value, INTS) || super.setOption(option, value);
+            return SocketOptions.setOther(this, channel, option, value, INTS) || super.setOption(option, value);
         }
         return true;
     }
@@ -95,7 +95,11 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
      */
     public synchronized RingwireServerSocketChannelConfig setTcpMd5Sig(
         java.util.Map<java.net.InetAddress, byte[]> keys) {
-        tcpMd5Peers = TcpMd5Keys.replace(channel.fd, tcpMd5Peers, keys);
+        try {
+            tcpMd5Peers = TcpMd5Keys.replace(channel, io.ringwire.uring.Sockets.isIpv6(channel.fd), tcpMd5Peers, keys);
+        } catch (io.ringwire.uring.NativeIoException e) {
+            throw SocketOptions.failure(e);
+        }
         return this;
     }
 
@@ -120,23 +124,23 @@ public final class RingwireServerSocketChannelConfig extends DefaultChannelConfi
 
     @Override
     public boolean isReuseAddress() {
-        return SocketOptions.getBoolean(channel.fd, SOL_SOCKET, SO_REUSEADDR);
+        return SocketOptions.getBoolean(channel, SOL_SOCKET, SO_REUSEADDR);
     }
 
     @Override
     public RingwireServerSocketChannelConfig setReuseAddress(boolean reuseAddress) {
-        SocketOptions.setBoolean(channel.fd, SOL_SOCKET, SO_REUSEADDR, reuseAddress);
+        SocketOptions.setBoolean(channel, SOL_SOCKET, SO_REUSEADDR, reuseAddress);
         return this;
     }
 
     @Override
     public int getReceiveBufferSize() {
-        return SocketOptions.get(channel.fd, SOL_SOCKET, SO_RCVBUF);
+        return SocketOptions.get(channel, SOL_SOCKET, SO_RCVBUF);
     }
 
     @Override
     public RingwireServerSocketChannelConfig setReceiveBufferSize(int receiveBufferSize) {
-        SocketOptions.set(channel.fd, SOL_SOCKET, SO_RCVBUF, receiveBufferSize);
+        SocketOptions.set(channel, SOL_SOCKET, SO_RCVBUF, receiveBufferSize);
         return this;
     }
 

@@ -28,7 +28,12 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
      * @param family the address family to open the socket in
      */
     public RingwireSocketChannel(InternetProtocolFamily family) {
-        super(null, openStream(family), false);
+        this(family, clientSocketsInSlots());
+    }
+
+    /** @param inSlot whether the socket is made when the channel joins its loop (see clientSocketsInSlots) */
+    private RingwireSocketChannel(InternetProtocolFamily family, boolean inSlot) {
+        super(inSlot ? inetFamily(family) : AF_NONE, inSlot ? DIRECT_FD : openStream(family));
         this.ipv6 = family == InternetProtocolFamily.IPv6;
         this.config = new RingwireSocketChannelConfig(this);
     }
@@ -37,6 +42,23 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
         super(parent, fd, true);
         this.ipv6 = Sockets.isIpv6(fd);
         RingwireSocketChannelConfig tcp = new RingwireSocketChannelConfig(this);
+        this.config = tcp;
+        java.util.List<java.net.InetAddress> md5 = parent.config().tcpMd5Peers();
+        if (md5 != null) {
+            tcp.inheritTcpMd5Peers(md5);
+        }
+    }
+
+    /**
+     * A connection accepted into a direct descriptor, which holds no fd.
+     *
+     * @param slot its slot in {@code home}'s fixed-file table
+     */
+    RingwireSocketChannel(RingwireServerSocketChannel parent, int slot, RingwireIoHandler home, boolean ipv6) {
+        super(parent, slot, home);
+        this.ipv6 = ipv6;
+        // the listener has TCP_NODELAY for its direct descriptors, and they inherit it
+        RingwireSocketChannelConfig tcp = new RingwireSocketChannelConfig(this, true);
         this.config = tcp;
         java.util.List<java.net.InetAddress> md5 = parent.config().tcpMd5Peers();
         if (md5 != null) {
@@ -75,7 +97,7 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
      */
     public RingwireTcpInfo tcpInfo() {
         try {
-            return new RingwireTcpInfo(Sockets.getBytes(fd, SocketConstants.IPPROTO_TCP, SocketConstants.TCP_INFO,
+            return new RingwireTcpInfo(getBytesOption(SocketConstants.IPPROTO_TCP, SocketConstants.TCP_INFO,
                 RingwireTcpInfo.SIZE));
         } catch (NativeIoException e) {
             throw SocketOptions.failure(e);
@@ -98,12 +120,35 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
     }
 
     @Override
+    SocketAddress readAddress(boolean ofSocket) throws NativeIoException {
+        if (!isDirect()) {
+            return super.readAddress(ofSocket);
+        }
+        // the peer's through URING_CMD, no fd; the socket's own needs getsockname(2) on an fd for the call
+        return ofSocket ? withFd(Sockets::localAddress) : directPeerAddress(ipv6 ? SockAddr.IN6_SIZE : SockAddr.IN_SIZE);
+    }
+
+    @Override
+    void bindSocket(SocketAddress localAddress) throws Exception {
+        if (!isDirect()) {
+            super.bindSocket(localAddress);
+            return;
+        }
+        checkResolvable(localAddress);
+        bindDirect(localAddress, ipv6);
+    }
+
+    @Override
     int lingerSeconds() {
         return config().getSoLinger();
     }
 
     @Override
     public String toString() {
+        if (isDirect()) {
+            // no call on the socket from here: toString runs on any thread, and a direct descriptor's calls on its loop
+            return "RingwireSocketChannel[" + directDescription() + ", " + cachedAddresses() + "]";
+        }
         return "RingwireSocketChannel[fd=" + fd + ", " + localAddress() + " -> " + remoteAddress() + "]";
     }
 }

@@ -30,9 +30,19 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
     private volatile boolean allowHalfClosure;
 
     RingwireSocketChannelConfig(RingwireSocketChannel channel) {
+        this(channel, false);
+    }
+
+    /**
+     * @param noDelayAlready the socket has TCP_NODELAY already: an accepted direct descriptor inherits it from the
+     *                       listener, which sets it for them (one URING_CMD less per connection)
+     */
+    RingwireSocketChannelConfig(RingwireSocketChannel channel, boolean noDelayAlready) {
         super(channel);
         this.channel = channel;
-        setTcpNoDelay(true); // Netty's default for every TCP transport
+        if (!noDelayAlready) {
+            setTcpNoDelay(true); // Netty's default for every TCP transport
+        }
     }
 
     private int fd() {
@@ -82,7 +92,7 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
      * @return this
      */
     public synchronized RingwireSocketChannelConfig setTcpMd5Sig(java.util.Map<java.net.InetAddress, byte[]> keys) {
-        tcpMd5Peers = TcpMd5Keys.replace(fd(), tcpMd5Peers, keys);
+        tcpMd5Peers = TcpMd5Keys.replace(channel, channel.isIpv6(), tcpMd5Peers, keys);
         return this;
     }
 
@@ -136,22 +146,22 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
             return (T) Boolean.valueOf(isAllowHalfClosure());
         }
         if (option == RingwireChannelOption.SO_REUSEPORT) {
-            return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_REUSEPORT));
+            return (T) Boolean.valueOf(SocketOptions.getBoolean(channel, SOL_SOCKET, SO_REUSEPORT));
         }
         if (option == ChannelOption.TCP_FASTOPEN_CONNECT) {
-            return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), IPPROTO_TCP, TCP_FASTOPEN_CONNECT));
+            return (T) Boolean.valueOf(SocketOptions.getBoolean(channel, IPPROTO_TCP, TCP_FASTOPEN_CONNECT));
         }
         if (option == RingwireChannelOption.TCP_QUICKACK) {
-            return (T) Boolean.valueOf(SocketOptions.getBoolean(fd(), IPPROTO_TCP, TCP_QUICKACK));
+            return (T) Boolean.valueOf(SocketOptions.getBoolean(channel, IPPROTO_TCP, TCP_QUICKACK));
         }
         if (option == RingwireChannelOption.SEND_ZC_THRESHOLD) {
             return (T) Integer.valueOf(getSendZcThreshold());
         }
         int tcp = tcpIntOption(option);
         if (tcp >= 0) {
-            return (T) Integer.valueOf(SocketOptions.get(fd(), IPPROTO_TCP, tcp));
+            return (T) Integer.valueOf(SocketOptions.get(channel, IPPROTO_TCP, tcp));
         }
-        Object other = SocketOptions.getOther(this, channel.fd, option, INTS);
+        Object other = SocketOptions.getOther(this, channel, option, INTS);
         return other != null ? (T) other : super.getOption(option);
     }
 
@@ -175,13 +185,13 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
         } else if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
             setAllowHalfClosure((Boolean) value);
         } else if (option == RingwireChannelOption.SO_REUSEPORT) {
-            SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
+            SocketOptions.setBoolean(channel, SOL_SOCKET, SO_REUSEPORT, (Boolean) value);
         } else if (option == ChannelOption.TCP_FASTOPEN_CONNECT) {
             // connect returns at once and the first write leaves in the SYN (with a cookie from an earlier
             // connection), as with Netty's epoll transport; set it before connect
-            SocketOptions.setBoolean(fd(), IPPROTO_TCP, TCP_FASTOPEN_CONNECT, (Boolean) value);
+            SocketOptions.setBoolean(channel, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, (Boolean) value);
         } else if (option == RingwireChannelOption.TCP_QUICKACK) {
-            SocketOptions.setBoolean(fd(), IPPROTO_TCP, TCP_QUICKACK, (Boolean) value);
+            SocketOptions.setBoolean(channel, IPPROTO_TCP, TCP_QUICKACK, (Boolean) value);
         } else if (option == RingwireChannelOption.SEND_ZC_THRESHOLD) {
             setSendZcThreshold((Integer) value);
         } else if (option == RingwireChannelOption.TCP_MD5SIG) {
@@ -189,27 +199,33 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
             java.util.Map<java.net.InetAddress, byte[]> keys = (java.util.Map<java.net.InetAddress, byte[]>) value;
             setTcpMd5Sig(keys);
         } else if (tcpIntOption(option) >= 0) {
-            SocketOptions.set(fd(), IPPROTO_TCP, tcpIntOption(option), (Integer) value);
+            SocketOptions.set(channel, IPPROTO_TCP, tcpIntOption(option), (Integer) value);
         } else {
-            return SocketOptions.setOther(this, channel.fd, option, value, INTS) || super.setOption(option, value);
+            return SocketOptions.setOther(this, channel, option, value, INTS) || super.setOption(option, value);
         }
         return true;
     }
 
     @Override
     public boolean isTcpNoDelay() {
-        return SocketOptions.getBoolean(fd(), IPPROTO_TCP, TCP_NODELAY);
+        return SocketOptions.getBoolean(channel, IPPROTO_TCP, TCP_NODELAY);
     }
 
     @Override
     public RingwireSocketChannelConfig setTcpNoDelay(boolean tcpNoDelay) {
-        SocketOptions.setBoolean(fd(), IPPROTO_TCP, TCP_NODELAY, tcpNoDelay);
+        SocketOptions.setBoolean(channel, IPPROTO_TCP, TCP_NODELAY, tcpNoDelay);
         return this;
     }
 
     @Override
     public int getSoLinger() {
         try {
+            if (channel.isDirect()) {
+                // struct linger { int l_onoff; int l_linger; }
+                java.nio.ByteBuffer l = java.nio.ByteBuffer.wrap(channel.getBytesOption(SOL_SOCKET, SO_LINGER, 8))
+                    .order(java.nio.ByteOrder.nativeOrder());
+                return l.getInt(0) == 0 ? -1 : l.getInt(4);
+            }
             return Sockets.getLinger(fd());
         } catch (NativeIoException e) {
             throw SocketOptions.failure(e);
@@ -219,7 +235,13 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
     @Override
     public RingwireSocketChannelConfig setSoLinger(int soLinger) {
         try {
-            Sockets.setLinger(fd(), soLinger >= 0, Math.max(soLinger, 0));
+            if (channel.isDirect()) {
+                channel.setBytesOption(SOL_SOCKET, SO_LINGER, java.nio.ByteBuffer.allocate(8)
+                    .order(java.nio.ByteOrder.nativeOrder()).putInt(soLinger >= 0 ? 1 : 0)
+                    .putInt(Math.max(soLinger, 0)).array());
+            } else {
+                Sockets.setLinger(fd(), soLinger >= 0, Math.max(soLinger, 0));
+            }
         } catch (NativeIoException e) {
             throw SocketOptions.failure(e);
         }
@@ -228,56 +250,56 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
 
     @Override
     public int getSendBufferSize() {
-        return SocketOptions.get(fd(), SOL_SOCKET, SO_SNDBUF);
+        return SocketOptions.get(channel, SOL_SOCKET, SO_SNDBUF);
     }
 
     @Override
     public RingwireSocketChannelConfig setSendBufferSize(int sendBufferSize) {
-        SocketOptions.set(fd(), SOL_SOCKET, SO_SNDBUF, sendBufferSize);
+        SocketOptions.set(channel, SOL_SOCKET, SO_SNDBUF, sendBufferSize);
         return this;
     }
 
     @Override
     public int getReceiveBufferSize() {
-        return SocketOptions.get(fd(), SOL_SOCKET, SO_RCVBUF);
+        return SocketOptions.get(channel, SOL_SOCKET, SO_RCVBUF);
     }
 
     @Override
     public RingwireSocketChannelConfig setReceiveBufferSize(int receiveBufferSize) {
-        SocketOptions.set(fd(), SOL_SOCKET, SO_RCVBUF, receiveBufferSize);
+        SocketOptions.set(channel, SOL_SOCKET, SO_RCVBUF, receiveBufferSize);
         return this;
     }
 
     @Override
     public boolean isKeepAlive() {
-        return SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_KEEPALIVE);
+        return SocketOptions.getBoolean(channel, SOL_SOCKET, SO_KEEPALIVE);
     }
 
     @Override
     public RingwireSocketChannelConfig setKeepAlive(boolean keepAlive) {
-        SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_KEEPALIVE, keepAlive);
+        SocketOptions.setBoolean(channel, SOL_SOCKET, SO_KEEPALIVE, keepAlive);
         return this;
     }
 
     @Override
     public int getTrafficClass() {
-        return SocketOptions.trafficClass(fd(), channel.isIpv6());
+        return SocketOptions.trafficClass(channel, channel.isIpv6());
     }
 
     @Override
     public RingwireSocketChannelConfig setTrafficClass(int trafficClass) {
-        SocketOptions.setTrafficClass(fd(), channel.isIpv6(), trafficClass);
+        SocketOptions.setTrafficClass(channel, channel.isIpv6(), trafficClass);
         return this;
     }
 
     @Override
     public boolean isReuseAddress() {
-        return SocketOptions.getBoolean(fd(), SOL_SOCKET, SO_REUSEADDR);
+        return SocketOptions.getBoolean(channel, SOL_SOCKET, SO_REUSEADDR);
     }
 
     @Override
     public RingwireSocketChannelConfig setReuseAddress(boolean reuseAddress) {
-        SocketOptions.setBoolean(fd(), SOL_SOCKET, SO_REUSEADDR, reuseAddress);
+        SocketOptions.setBoolean(channel, SOL_SOCKET, SO_REUSEADDR, reuseAddress);
         return this;
     }
 

@@ -8,7 +8,6 @@ import io.netty.channel.unix.RawUnixChannelOption;
 import io.ringwire.uring.Errno;
 import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.SocketConstants;
-import io.ringwire.uring.Sockets;
 
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -19,9 +18,13 @@ import static io.ringwire.uring.SocketConstants.IPPROTO_IPV6;
 import static io.ringwire.uring.SocketConstants.IPV6_TCLASS;
 import static io.ringwire.uring.SocketConstants.IP_TOS;
 
-/** Socket options with Netty's exception convention ({@link ChannelException} on failure). */
+/**
+ * Socket options with Netty's exception convention ({@link ChannelException} on failure), on a channel's socket: its
+ * fd, or for a connection on a direct descriptor the calls its loop makes on the slot.
+ */
 final class SocketOptions {
     private SocketOptions() { }
+
 
     /**
      * @return Netty's exception for a socket option the kernel refused: on a closed channel (EBADF: its fd is gone)
@@ -37,28 +40,28 @@ final class SocketOptions {
         return new ChannelException(e);
     }
 
-    static int get(int fd, int level, int name) {
+    static int get(AbstractRingwireChannel channel, int level, int name) {
         try {
-            return Sockets.getInt(fd, level, name);
+            return channel.getIntOption(level, name);
         } catch (NativeIoException e) {
             throw failure(e);
         }
     }
 
-    static void set(int fd, int level, int name, int value) {
+    static void set(AbstractRingwireChannel channel, int level, int name, int value) {
         try {
-            Sockets.setInt(fd, level, name, value);
+            channel.setIntOption(level, name, value);
         } catch (NativeIoException e) {
             throw failure(e);
         }
     }
 
-    static boolean getBoolean(int fd, int level, int name) {
-        return get(fd, level, name) != 0;
+    static boolean getBoolean(AbstractRingwireChannel channel, int level, int name) {
+        return get(channel, level, name) != 0;
     }
 
-    static void setBoolean(int fd, int level, int name, boolean value) {
-        set(fd, level, name, value ? 1 : 0);
+    static void setBoolean(AbstractRingwireChannel channel, int level, int name, boolean value) {
+        set(channel, level, name, value ? 1 : 0);
     }
 
     /**
@@ -69,9 +72,9 @@ final class SocketOptions {
      * @return whether {@code option} was one of those two (and is now set); false for any other option
      * @throws ChannelException naming the errno if the kernel refuses it
      */
-    static boolean setUnixOption(int fd, ChannelOption<?> option, Object value) {
+    static boolean setUnixOption(AbstractRingwireChannel channel, ChannelOption<?> option, Object value) {
         if (option instanceof IntegerUnixChannelOption o) {
-            set(fd, o.level(), o.optname(), (Integer) value);
+            set(channel, o.level(), o.optname(), (Integer) value);
             return true;
         }
         if (option instanceof RawUnixChannelOption o) {
@@ -79,7 +82,7 @@ final class SocketOptions {
             byte[] bytes = new byte[b.remaining()];
             b.get(bytes);
             try {
-                Sockets.setBytes(fd, o.level(), o.optname(), bytes);
+                channel.setBytesOption(o.level(), o.optname(), bytes);
             } catch (NativeIoException e) {
                 throw failure(e);
             }
@@ -96,13 +99,13 @@ final class SocketOptions {
      * @return the value, or null if {@code option} is neither of those two
      * @throws ChannelException naming the errno if the kernel refuses it
      */
-    static Object getUnixOption(int fd, ChannelOption<?> option) {
+    static Object getUnixOption(AbstractRingwireChannel channel, ChannelOption<?> option) {
         if (option instanceof IntegerUnixChannelOption o) {
-            return get(fd, o.level(), o.optname());
+            return get(channel, o.level(), o.optname());
         }
         if (option instanceof RawUnixChannelOption o) {
             try {
-                return ByteBuffer.allocate(o.length()).put(Sockets.getBytes(fd, o.level(), o.optname(), o.length()))
+                return ByteBuffer.allocate(o.length()).put(channel.getBytesOption(o.level(), o.optname(), o.length()))
                     .clear();
             } catch (NativeIoException e) {
                 throw failure(e);
@@ -116,15 +119,15 @@ final class SocketOptions {
      * option's {@code type}: Boolean (0 or 1), Integer, or Long (an unsigned 32-bit value).
      */
     record IntSockopt(int level, int optname, Class<?> type) {
-        Object get(int fd) {
-            int v = SocketOptions.get(fd, level, optname);
+        Object get(AbstractRingwireChannel channel) {
+            int v = SocketOptions.get(channel, level, optname);
             if (type == Boolean.class) {
                 return v != 0;
             }
             return type == Long.class ? (Object) (v & 0xFFFF_FFFFL) : (Object) v;
         }
 
-        void set(int fd, Object value) {
+        void set(AbstractRingwireChannel channel, Object value) {
             int v;
             if (value instanceof Boolean b) {
                 v = b ? 1 : 0;
@@ -136,7 +139,7 @@ final class SocketOptions {
             } else {
                 v = (Integer) value;
             }
-            SocketOptions.set(fd, level, optname, v);
+            SocketOptions.set(channel, level, optname, v);
         }
     }
 
@@ -147,13 +150,13 @@ final class SocketOptions {
      *
      * @return the value, or null if {@code option} is none of those
      */
-    static Object getOther(ChannelConfig config, int fd, ChannelOption<?> option,
+    static Object getOther(ChannelConfig config, AbstractRingwireChannel channel, ChannelOption<?> option,
                            Map<ChannelOption<?>, IntSockopt> ints) {
         IntSockopt o = ints.get(option);
         if (o != null) {
-            return o.get(fd);
+            return o.get(channel);
         }
-        Object unix = getUnixOption(fd, option);
+        Object unix = getUnixOption(channel, option);
         if (unix != null) {
             return unix;
         }
@@ -167,14 +170,14 @@ final class SocketOptions {
      * @return whether {@code option} was one of those, and is now set
      */
     @SuppressWarnings("unchecked")
-    static boolean setOther(ChannelConfig config, int fd, ChannelOption<?> option, Object value,
+    static boolean setOther(ChannelConfig config, AbstractRingwireChannel channel, ChannelOption<?> option, Object value,
                             Map<ChannelOption<?>, IntSockopt> ints) {
         IntSockopt o = ints.get(option);
         if (o != null) {
-            o.set(fd, value);
+            o.set(channel, value);
             return true;
         }
-        if (setUnixOption(fd, option, value)) {
+        if (setUnixOption(channel, option, value)) {
             return true;
         }
         ChannelOption<Object> twin = (ChannelOption<Object>) equivalent(option);
@@ -220,15 +223,15 @@ final class SocketOptions {
     }
 
     /** @return IPV6_TCLASS on an IPv6 socket, IP_TOS on an IPv4 one */
-    static int trafficClass(int fd, boolean ipv6) {
-        return ipv6 ? get(fd, IPPROTO_IPV6, IPV6_TCLASS) : get(fd, IPPROTO_IP, IP_TOS);
+    static int trafficClass(AbstractRingwireChannel channel, boolean ipv6) {
+        return ipv6 ? get(channel, IPPROTO_IPV6, IPV6_TCLASS) : get(channel, IPPROTO_IP, IP_TOS);
     }
 
     /** Sets IP_TOS, and IPV6_TCLASS too on an IPv6 socket (whose IPv4-mapped traffic uses the former). */
-    static void setTrafficClass(int fd, boolean ipv6, int trafficClass) {
+    static void setTrafficClass(AbstractRingwireChannel channel, boolean ipv6, int trafficClass) {
         if (ipv6) {
-            set(fd, IPPROTO_IPV6, IPV6_TCLASS, trafficClass);
+            set(channel, IPPROTO_IPV6, IPV6_TCLASS, trafficClass);
         }
-        set(fd, IPPROTO_IP, IP_TOS, trafficClass);
+        set(channel, IPPROTO_IP, IP_TOS, trafficClass);
     }
 }

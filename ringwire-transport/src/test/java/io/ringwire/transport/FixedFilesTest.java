@@ -36,6 +36,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FixedFilesTest {
+    @org.junit.jupiter.api.BeforeAll
+    static void connectionsWithFds() {
+        org.junit.jupiter.api.Assumptions.assumeFalse(RingwireIoHandlerConfig.builder().build().directDescriptors(),
+            "these are the fd connections' slots: with direct descriptors every connection lives in a slot the kernel picks (DirectDescriptorsTest)");
+    }
+
     private static final int SIZE = 1000;
 
     @ChannelHandler.Sharable

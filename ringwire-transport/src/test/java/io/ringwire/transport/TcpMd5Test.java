@@ -76,9 +76,10 @@ class TcpMd5Test extends OneLoopTestBase {
                 () -> c.setOption(RingwireChannelOption.TCP_MD5SIG, Map.of(PEER, new byte[0])));
             assertTrue(c.setOption(RingwireChannelOption.TCP_MD5SIG, Map.of(PEER, KEY)));
             assertTrue(c.setOption(RingwireChannelOption.TCP_MD5SIG, Map.of()), "removes the key set before");
-            int fd = ch.fd().intValue();
-            NativeIoException gone = assertThrows(NativeIoException.class,
-                () -> Sockets.setTcpMd5Sig(fd, Sockets.isIpv6(fd), PEER, null));
+            NativeIoException gone = assertThrows(NativeIoException.class, () -> ch.withFd(fd -> {
+                Sockets.setTcpMd5Sig(fd, Sockets.isIpv6(fd), PEER, null); // (a direct descriptor: an fd for the call)
+                return null;
+            }));
             assertTrue(gone.getMessage().contains("ENOENT"), "removing it again finds none: " + gone.getMessage());
         } finally {
             ch.close().sync();

@@ -123,8 +123,8 @@ class UnixChannelOptionTest extends OneLoopTestBase {
     void otherOptionsAreNotTakenForThem() throws Exception {
         RingwireSocketChannel ch = registered(RingwireSocketChannel::new);
         try {
-            assertFalse(SocketOptions.setUnixOption(ch.fd, ChannelOption.SO_KEEPALIVE, true));
-            assertNull(SocketOptions.getUnixOption(ch.fd, ChannelOption.SO_KEEPALIVE));
+            assertFalse(SocketOptions.setUnixOption(ch, ChannelOption.SO_KEEPALIVE, true));
+            assertNull(SocketOptions.getUnixOption(ch, ChannelOption.SO_KEEPALIVE));
         } finally {
             ch.close().sync();
         }

@@ -401,6 +401,22 @@ public final class IoUring implements AutoCloseable {
     }
 
     /**
+     * Registers an eventfd the kernel signals when this ring has completions for its owner [5.2]; with DEFER_TASKRUN
+     * also when work for it arrives while the list of it was empty (6.1): how one thread that waits in another ring's
+     * enter learns that this one has something (a READ of the eventfd in that ring ends the wait).
+     *
+     * @param eventFd the eventfd's descriptor
+     * @return 0, or {@code -errno} ({@code -EBUSY} if one is registered already)
+     */
+    public int registerEventFd(int eventFd) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment fd = a.allocate(JAVA_INT);
+            fd.set(JAVA_INT, 0, eventFd);
+            return Libc.ioUringRegister(ringFd, IORING_REGISTER_EVENTFD, fd, 1);
+        }
+    }
+
+    /**
      * {@code io_uring_register} on this ring, for callers that build their own argument.
      *
      * @param opcode {@code IORING_REGISTER_*}

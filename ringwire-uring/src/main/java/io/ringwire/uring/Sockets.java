@@ -167,6 +167,26 @@ public final class Sockets {
      */
     public static void setTcpMd5Sig(int fd, boolean ipv6, java.net.InetAddress address, byte[] key)
         throws NativeIoException {
+        byte[] sig = tcpMd5Sig(ipv6, address, key);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(TCP_MD5SIG_SIZE, 8);
+            MemorySegment.copy(sig, 0, v, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, sig.length);
+            NativeIoException.check(Libc.setsockopt(fd, IPPROTO_TCP, TCP_MD5SIG, v, TCP_MD5SIG_SIZE),
+                "setsockopt(TCP_MD5SIG, " + address.getHostAddress() + (key == null ? ", removed)" : ")"));
+        }
+    }
+
+    /**
+     * The {@code struct tcp_md5sig} that sets or removes the TCP MD5 signature key for one peer address, for a
+     * {@code setsockopt(IPPROTO_TCP, TCP_MD5SIG)} made some other way (see {@link #setTcpMd5Sig}).
+     *
+     * @param ipv6    whether the socket is AF_INET6
+     * @param address the peer
+     * @param key     1 to {@link SocketConstants#TCP_MD5SIG_MAXKEYLEN} bytes, or null to remove the peer's key
+     * @return the struct's bytes
+     * @throws IllegalArgumentException a key too long or empty, an IPv6 peer on an IPv4 socket
+     */
+    public static byte[] tcpMd5Sig(boolean ipv6, java.net.InetAddress address, byte[] key) {
         if (key != null && (key.length == 0 || key.length > TCP_MD5SIG_MAXKEYLEN)) {
             throw new IllegalArgumentException("a TCP_MD5SIG key is 1 to " + TCP_MD5SIG_MAXKEYLEN + " bytes: "
                 + key.length + " for " + address);
@@ -178,8 +198,7 @@ public final class Sockets {
                 sig.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 130, (short) key.length);
                 MemorySegment.copy(key, 0, sig, java.lang.foreign.ValueLayout.JAVA_BYTE, 136, key.length);
             }
-            NativeIoException.check(Libc.setsockopt(fd, IPPROTO_TCP, TCP_MD5SIG, sig, TCP_MD5SIG_SIZE),
-                "setsockopt(TCP_MD5SIG, " + address.getHostAddress() + (key == null ? ", removed)" : ")"));
+            return sig.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
         }
     }
 

@@ -1,0 +1,392 @@
+package io.ringwire.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.unix.DomainSocketReadMode;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.channel.unix.UnixChannelOption;
+import io.netty.util.concurrent.EventExecutor;
+import io.ringwire.uring.IoUringProbe;
+import io.ringwire.uring.Libc;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Connections on direct descriptors ({@link RingwireIoHandlerConfig#directDescriptors()}): their sockets live in the
+ * loops' fixed-file tables and hold no file descriptor. Accepted into the listener's loop and moved to the worker's
+ * (MSG_RING), clients made in a slot (SOCKET), they echo, take options and give addresses, move between loops, shut
+ * down halves, send files and pass descriptors, and close; the process's descriptors do not grow with them.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class DirectDescriptorsTest {
+    private static final RingwireIoHandlerConfig DIRECT = RingwireIoHandlerConfig.builder().directDescriptors(true)
+        .build();
+    private static EventLoopGroup boss;
+    private static EventLoopGroup workers;
+    private static EventLoopGroup clients;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startLoops() {
+        assumeTrue(IoUringProbe.get().missingForDirectDescriptors().isEmpty(),
+            "kernel lacks what direct descriptors need: " + IoUringProbe.get().missingForDirectDescriptors());
+        boss = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(DIRECT));
+        workers = new MultiThreadIoEventLoopGroup(2, RingwireIoHandler.newFactory(DIRECT));
+        clients = new MultiThreadIoEventLoopGroup(2, RingwireIoHandler.newFactory(DIRECT));
+    }
+
+    @AfterAll
+    static void stopLoops() throws InterruptedException {
+        for (EventLoopGroup g : new EventLoopGroup[] {boss, workers, clients}) {
+            if (g != null) {
+                g.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+            }
+        }
+    }
+
+    /** A counter summed over a group's loops, each read on its loop. */
+    private static long sum(EventLoopGroup g, java.util.function.ToLongFunction<RingwireCounters> counter)
+        throws Exception {
+        long total = 0;
+        for (EventExecutor loop : g) {
+            total += loop.submit(() -> counter.applyAsLong(RingwireCounters.of(loop))).get();
+        }
+        return total;
+    }
+
+    private static void awaitSum(EventLoopGroup g, java.util.function.ToLongFunction<RingwireCounters> counter,
+                                 long expected) throws Exception {
+        for (int i = 0; i < 600 && sum(g, counter) != expected; i++) {
+            Thread.sleep(50);
+        }
+        assertEquals(expected, sum(g, counter));
+    }
+
+    private static Channel echoServer(TrackingEcho echo) throws InterruptedException {
+        return new ServerBootstrap().group(boss, workers).channel(RingwireServerSocketChannel.class)
+            .option(ChannelOption.SO_BACKLOG, 1024).childHandler(echo)
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+    }
+
+    /** A client that hands what it reads to {@code received}. */
+    private static Bootstrap client(BlockingQueue<ByteBuf> received) {
+        return new Bootstrap().group(clients).channel(RingwireSocketChannel.class)
+            .handler(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    received.add((ByteBuf) msg);
+                }
+            });
+    }
+
+    private static byte[] take(BlockingQueue<ByteBuf> received, int n) throws InterruptedException {
+        ByteBuf all = Unpooled.buffer(n);
+        try {
+            while (all.readableBytes() < n) {
+                ByteBuf b = received.poll(30, TimeUnit.SECONDS);
+                assertNotNull(b, "an answer within 30 s");
+                all.writeBytes(b);
+                b.release();
+            }
+            byte[] bytes = new byte[n];
+            all.readBytes(bytes);
+            return bytes;
+        } finally {
+            all.release();
+        }
+    }
+
+    @Test
+    void connectionsLiveInSlotsAndHoldNoFileDescriptor() throws Exception {
+        final int n = 200;
+        TrackingEcho echo = new TrackingEcho(n);
+        Channel server = echoServer(echo);
+        long fdsBefore = TrackingEcho.openFds();
+        long movedBefore = sum(boss, RingwireCounters::msgRingTransfers);
+        BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
+        List<Channel> channels = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                channels.add(client(received).connect(server.localAddress()).sync().channel());
+            }
+            assertTrue(echo.active.await(30, TimeUnit.SECONDS), "every connection accepted");
+            assertEquals(fdsBefore, TrackingEcho.openFds(), n + " connections, both ends in this process, and no "
+                + "descriptor more");
+            awaitSum(workers, RingwireCounters::directDescriptors, n);
+            assertEquals(n, sum(clients, RingwireCounters::directDescriptors));
+            assertTrue(sum(boss, RingwireCounters::msgRingTransfers) - movedBefore >= n,
+                "each accepted connection moved from the listener's loop to a worker's");
+            for (int i = 0; i < n; i++) {
+                byte[] m = ("message " + i).getBytes(StandardCharsets.US_ASCII);
+                channels.get(i).writeAndFlush(Unpooled.wrappedBuffer(m)).sync();
+                assertArrayEquals(m, take(received, m.length), "connection " + i + " echoed");
+            }
+            Channel c = channels.get(0);
+            assertTrue(((RingwireSocketChannel) c).fd().toString().contains("slot"), c.toString());
+            assertEquals(Integer.MAX_VALUE, ((RingwireSocketChannel) c).fd().intValue(), "a direct descriptor has no fd");
+        } finally {
+            for (Channel c : channels) {
+                c.close().sync();
+            }
+            server.close().sync();
+        }
+        awaitSum(workers, RingwireCounters::directDescriptors, 0);
+        awaitSum(workers, RingwireCounters::fixedFiles, 0);
+        awaitSum(boss, RingwireCounters::fixedFiles, 0);
+        awaitSum(clients, RingwireCounters::fixedFiles, 0);
+        assertEquals(0, echo.errors.get());
+        assertEquals(fdsBefore - 1, TrackingEcho.openFdsBackTo(fdsBefore - 1), "only the listener's fd is gone");
+    }
+
+    @Test
+    void optionsAndAddressesWithoutAFileDescriptor() throws Exception {
+        TrackingEcho echo = new TrackingEcho(1);
+        Channel server = echoServer(echo);
+        BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
+        RingwireSocketChannel c = (RingwireSocketChannel) client(received)
+            .option(ChannelOption.SO_RCVBUF, 65536).option(ChannelOption.SO_KEEPALIVE, true)
+            .connect(server.localAddress()).sync().channel();
+        try {
+            assertTrue(echo.active.await(30, TimeUnit.SECONDS));
+            RingwireSocketChannel accepted = (RingwireSocketChannel) echo.channels.get(0);
+            assertTrue(c.config().isKeepAlive(), "an option set before the socket was made is on it");
+            assertTrue(c.config().getReceiveBufferSize() >= 65536, "SO_RCVBUF set before connect");
+            assertTrue(accepted.config().isTcpNoDelay(), "TCP_NODELAY, inherited from the listener");
+            assertTrue(c.config().isTcpNoDelay(), "TCP_NODELAY, Netty's default");
+            accepted.config().setTcpNoDelay(false);
+            assertFalse(accepted.config().isTcpNoDelay());
+            accepted.config().setKeepAlive(true);
+            assertTrue(accepted.config().isKeepAlive());
+            accepted.config().setSoLinger(3);
+            assertEquals(3, accepted.config().getSoLinger());
+            accepted.config().setSoLinger(-1);
+            assertEquals(-1, accepted.config().getSoLinger());
+            accepted.config().setTrafficClass(0x10);
+            assertEquals(0x10, accepted.config().getTrafficClass());
+            assertEquals(c.localAddress(), accepted.remoteAddress(), "the peer's address, from SO_PEERNAME");
+            assertEquals(accepted.localAddress(), c.remoteAddress());
+            assertEquals(server.localAddress(), c.remoteAddress());
+            assertEquals(1, c.tcpInfo().state(), "TCP_INFO says ESTABLISHED");
+            long installs = accepted.eventLoop().submit(() -> RingwireCounters.of(accepted.eventLoop())
+                .fdInstalls()).get();
+            assertTrue(installs > 0, "getsockname, TCP_NODELAY and TCP_INFO took an fd for the call");
+            assertTrue(accepted.toString().contains("slot"), accepted.toString());
+        } finally {
+            c.close().sync();
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aConnectionMovesBetweenLoopsAndKeepsServing() throws Exception {
+        TrackingEcho echo = new TrackingEcho(1);
+        Channel server = echoServer(echo);
+        BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
+        Channel c = client(received).connect(server.localAddress()).sync().channel();
+        try {
+            assertTrue(echo.active.await(30, TimeUnit.SECONDS));
+            Channel accepted = echo.channels.get(0);
+            for (int hop = 0; hop < 10; hop++) {
+                EventLoop from = accepted.eventLoop();
+                EventLoop to = null;
+                for (EventExecutor e : workers) {
+                    if (e != from) {
+                        to = (EventLoop) e;
+                    }
+                }
+                long moved = from.submit(() -> RingwireCounters.of(from).msgRingTransfers()).get();
+                accepted.deregister().sync();
+                to.register(accepted).sync();
+                assertEquals(to, accepted.eventLoop());
+                assertEquals(moved + 1, from.submit(() -> RingwireCounters.of(from).msgRingTransfers()).get(),
+                    "the slot went from one loop's table to the other's");
+                byte[] m = ("hop " + hop).getBytes(StandardCharsets.US_ASCII);
+                c.writeAndFlush(Unpooled.wrappedBuffer(m)).sync();
+                assertArrayEquals(m, take(received, m.length), "echoed after hop " + hop);
+            }
+        } finally {
+            c.close().sync();
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void halvesShutDownAndTheConnectionCloses() throws Exception {
+        CompletableFuture<Channel> child = new CompletableFuture<>();
+        CompletableFuture<Void> inputShutdown = new CompletableFuture<>();
+        Channel server = new ServerBootstrap().group(boss, workers).channel(RingwireServerSocketChannel.class)
+            .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+            .childHandler(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelActive(ChannelHandlerContext ctx) {
+                    child.complete(ctx.channel());
+                }
+
+                @Override
+                public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                    if (evt instanceof ChannelInputShutdownEvent) {
+                        inputShutdown.complete(null);
+                    }
+                }
+            }).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+        try (Socket peer = new Socket(InetAddress.getLoopbackAddress(),
+            ((InetSocketAddress) server.localAddress()).getPort())) {
+            peer.setSoTimeout(30_000);
+            RingwireSocketChannel accepted = (RingwireSocketChannel) child.get(30, TimeUnit.SECONDS);
+            accepted.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1, 2, 3})).sync();
+            accepted.shutdownOutput().sync();
+            InputStream in = peer.getInputStream();
+            assertArrayEquals(new byte[] {1, 2, 3}, in.readNBytes(3));
+            assertEquals(-1, in.read(), "the peer sees the end after the bytes");
+            assertTrue(accepted.isOutputShutdown());
+            peer.shutdownOutput();
+            inputShutdown.get(30, TimeUnit.SECONDS);
+            assertTrue(accepted.isInputShutdown());
+            accepted.close().sync();
+        } finally {
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aFileRegionGoesFromAMapping() throws Exception {
+        byte[] content = new byte[3 * 1024 * 1024 + 17];
+        for (int i = 0; i < content.length; i++) {
+            content[i] = (byte) (i * 13 + (i >>> 11));
+        }
+        Path file = Files.write(dir.resolve("region"), content);
+        CompletableFuture<Channel> child = new CompletableFuture<>();
+        Channel server = new ServerBootstrap().group(boss, workers).channel(RingwireServerSocketChannel.class)
+            .childHandler(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelActive(ChannelHandlerContext ctx) {
+                    child.complete(ctx.channel());
+                }
+            }).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+        try (Socket peer = new Socket(InetAddress.getLoopbackAddress(),
+            ((InetSocketAddress) server.localAddress()).getPort())) {
+            peer.setSoTimeout(30_000);
+            Channel accepted = child.get(30, TimeUnit.SECONDS);
+            long mappedBefore = accepted.eventLoop().submit(() -> RingwireCounters.of(accepted.eventLoop())
+                .fileRegionMappedBytes()).get();
+            accepted.writeAndFlush(new DefaultFileRegion(file.toFile(), 5, content.length - 5));
+            byte[] got = peer.getInputStream().readNBytes(content.length - 5);
+            assertArrayEquals(java.util.Arrays.copyOfRange(content, 5, content.length), got);
+            RingwireCounters counters = RingwireCounters.of(accepted.eventLoop());
+            assertEquals(content.length - 5, accepted.eventLoop().submit(() -> counters.fileRegionMappedBytes())
+                .get() - mappedBefore, "sent from a mapping of the file: sendfile(2) takes an fd");
+            accepted.close().sync();
+        } finally {
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void descriptorsPassOverADirectDomainSocket() throws Exception {
+        DomainSocketAddress address = new DomainSocketAddress(dir.resolve("pass.sock").toFile());
+        Path file = Files.writeString(dir.resolve("passed"), "passed over a slot");
+        CompletableFuture<Object> got = new CompletableFuture<>();
+        Channel server = new ServerBootstrap().group(boss, workers).channel(RingwireServerDomainSocketChannel.class)
+            .childOption(UnixChannelOption.DOMAIN_SOCKET_READ_MODE, DomainSocketReadMode.FILE_DESCRIPTORS)
+            .childHandler(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    got.complete(msg);
+                }
+            }).bind(address).sync().channel();
+        Channel c = new Bootstrap().group(clients).channel(RingwireDomainSocketChannel.class)
+            .handler(new ChannelInitializer<>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                }
+            }).connect(address).sync().channel();
+        int fd = Libc.open(file.toString(), 0x80000);
+        try {
+            assertTrue(((RingwireDomainSocketChannel) c).fd().toString().contains("slot"), c.toString());
+            c.writeAndFlush(new DescriptorMessage.Received(fd)).sync();
+            FileDescriptor passed = (FileDescriptor) got.get(30, TimeUnit.SECONDS);
+            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                java.lang.foreign.MemorySegment buf = arena.allocate(64);
+                int n = Libc.read(passed.intValue(), buf, 64);
+                assertEquals("passed over a slot", new String(buf.asSlice(0, Math.max(n, 0))
+                    .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), StandardCharsets.US_ASCII));
+            } finally {
+                passed.close();
+            }
+            assertEquals(ProcessHandle.current().pid(),
+                ((RingwireDomainSocketChannel) c).peerCredentials().pid(), "SO_PEERCRED through URING_CMD");
+        } finally {
+            Libc.close(fd);
+            c.close().sync();
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aLingeringCloseStillClosesTheSocket() throws Exception {
+        CompletableFuture<Channel> child = new CompletableFuture<>();
+        Channel server = new ServerBootstrap().group(boss, workers).channel(RingwireServerSocketChannel.class)
+            .childOption(ChannelOption.SO_LINGER, 1)
+            .childHandler(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelActive(ChannelHandlerContext ctx) {
+                    child.complete(ctx.channel());
+                }
+            }).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+        long fdsBefore = TrackingEcho.openFds();
+        try (Socket peer = new Socket(InetAddress.getLoopbackAddress(),
+            ((InetSocketAddress) server.localAddress()).getPort())) {
+            peer.setSoTimeout(30_000);
+            Channel accepted = child.get(30, TimeUnit.SECONDS);
+            accepted.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {9})).sync();
+            accepted.close().sync();
+            OutputStream unused = peer.getOutputStream();
+            assertEquals(9, peer.getInputStream().read());
+            assertEquals(-1, peer.getInputStream().read(), "closed, after lingering off the loop");
+            assertNotNull(unused);
+        } finally {
+            server.close().sync();
+        }
+        assertEquals(fdsBefore - 1, TrackingEcho.openFdsBackTo(fdsBefore - 1), "the fd made to linger is closed");
+    }
+}
