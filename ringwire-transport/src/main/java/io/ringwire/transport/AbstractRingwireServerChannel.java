@@ -74,6 +74,12 @@ abstract class AbstractRingwireServerChannel extends AbstractRingwireChannel imp
     @Override
     protected void doBind(SocketAddress localAddress) throws Exception {
         super.doBind(localAddress);
+        RingwireIoRegistration r = registration;
+        if (r != null && r.handler().directDescriptors() && !readyForDirect) {
+            // before listen: a connection the kernel completes before the options are on the listener lacks them
+            prepareForDirectChildren();
+            readyForDirect = true;
+        }
         Sockets.listen(fd, backlog());
         active = true;
     }

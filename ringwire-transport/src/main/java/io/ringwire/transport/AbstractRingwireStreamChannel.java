@@ -303,12 +303,19 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     }
 
     /**
-     * @return whether client channels made now should leave their socket to the loop they join: some loop of this
-     *         JVM has direct descriptors, and the kernel can make a socket in a slot
+     * @return whether client channels made now leave their socket to the loop they join, never holding an fd: the
+     *         loops have direct descriptors by default ({@code -Dringwire.directDescriptors=true}) and the kernel can
+     *         make a socket in a slot. Otherwise a client opens its socket with an fd, as it always did, and joining a
+     *         loop with direct descriptors puts it in the table and closes the fd
      */
     static boolean clientSocketsInSlots() {
-        return RingwireIoHandler.clientSocketsInSlots() && io.ringwire.uring.IoUringProbe.get().isSocketDirectSupported();
+        Boolean o = clientSocketsInSlotsForTests;
+        return (o != null ? o && RingwireIoHandler.directDescriptorsAvailable() : RingwireIoHandler.clientSocketsInSlots())
+            && io.ringwire.uring.IoUringProbe.get().isSocketDirectSupported();
     }
+
+    /** For tests: whether client channels made now leave their socket to their loop; null: the system property. */
+    static volatile Boolean clientSocketsInSlotsForTests;
 
     private FileWrite files() {
         if (files == null) {
@@ -390,6 +397,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     @Override
     void arrive(RingwireIoRegistration r, Runnable then, java.util.function.Consumer<Throwable> failed) {
         if (fd != DIRECT_FD) {
+            if (fd >= 0 && r.handler().directDescriptors()) {
+                intoTable(r.handler());
+            }
             then.run();
             return;
         }
@@ -474,6 +484,27 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         for (Object[] o : p.options) {
             setBytesOption((int) o[0], (int) o[1], (byte[]) o[2]);
         }
+    }
+
+    /**
+     * A connection with an fd joins a loop with direct descriptors (a client made with its fd, a connection accepted
+     * on a loop without them): its socket goes into the loop's table (FILES_UPDATE into a slot the kernel picks) and
+     * its fd is closed. A full table leaves it on its fd.
+     */
+    private void intoTable(RingwireIoHandler h) {
+        MemorySegment area = h.syncArea();
+        area.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, fd);
+        int res = h.syncCall(IoUringConstants.IORING_OP_FILES_UPDATE, (q, ud) -> q.prepFilesUpdate(area.address(), 1,
+            -1, ud));
+        if (res != 1) {
+            logger.debug("{} keeps its fd: the fixed-file table took none ({})", this, Errno.name(res));
+            return;
+        }
+        h.slotTaken();
+        Libc.close(fd); // the table holds the socket now
+        fileSlot = area.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
+        slotHome = h;
+        fd = DIRECT_FD;
     }
 
     /** This direct descriptor becomes an fd, for a loop without direct descriptors. */

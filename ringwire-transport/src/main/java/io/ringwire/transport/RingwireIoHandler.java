@@ -7,6 +7,7 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoRegistration;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ThreadAwareExecutor;
+import io.netty.util.internal.SystemPropertyUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ringwire.uring.BufferRing;
@@ -190,11 +191,9 @@ public final class RingwireIoHandler implements IoHandler {
         this.minWaitMicros = minTimeout ? config.minWaitMicros() : 0;
         this.minWaitWindowNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), 16_000L * minWaitMicros);
         this.shrinkPeriodNanos = TimeUnit.MILLISECONDS.toNanos(config.bufferRingShrinkMillis());
-        this.directDescriptors = config.directDescriptors() && directDescriptorsAvailable();
-        this.countedAsDirect = directDescriptors;
-        if (directDescriptors) {
-            LIVE_DIRECT_LOOPS.incrementAndGet();
-        }
+        // (they live in the fixed-file table: fixedFiles 0, no table, turns them off too)
+        this.directDescriptors = config.directDescriptors() && config.fixedFiles() > 0 && directDescriptorsAvailable();
+
         if (config.minWaitMicros() > 0 && !minTimeout && !minWaitFallbackLogged) {
             minWaitFallbackLogged = true;
             logger.info("minWaitMicros={} ignored: this kernel has no IORING_FEAT_MIN_TIMEOUT (Linux 6.12); every "
@@ -316,21 +315,19 @@ public final class RingwireIoHandler implements IoHandler {
     }
 
     /**
-     * Loops of this JVM with direct descriptors, made and not yet destroyed: while there are any, client channels
-     * leave their socket to the loop they join (see {@link #clientSocketsInSlots()}).
-     */
-    private static final java.util.concurrent.atomic.AtomicInteger LIVE_DIRECT_LOOPS =
-        new java.util.concurrent.atomic.AtomicInteger();
-    /** This handler is one of {@link #LIVE_DIRECT_LOOPS}. */
-    private final boolean countedAsDirect;
-
-    /**
-     * @return whether some loop of this JVM has direct descriptors: a client channel is made before it knows its
-     *         loop, so while any loop may be its, its socket is made when it joins one (in a slot, or with an fd on a
-     *         loop without direct descriptors)
+     * @return whether every loop of this JVM has direct descriptors by default ({@code -Dringwire.directDescriptors}):
+     *         a client channel is made before it knows its loop, and then its socket is made when it joins one, in a
+     *         slot (SOCKET), never an fd; otherwise it opens one at once, as without direct descriptors, which goes into
+     *         the table when it joins a loop that has them
      */
     static boolean clientSocketsInSlots() {
-        return LIVE_DIRECT_LOOPS.get() > 0;
+        return DirectByDefault.ON && directDescriptorsAvailable();
+    }
+
+    /** {@link RingwireIoHandlerConfig#directDescriptors()}'s system property, read once. */
+    private static final class DirectByDefault {
+        static final boolean ON = SystemPropertyUtil.getBoolean(RingwireIoHandlerConfig.DIRECT_DESCRIPTORS_PROPERTY,
+            RingwireIoHandlerConfig.DIRECT_DESCRIPTORS_DEFAULT);
     }
     private static volatile boolean directFallbackLogged;
 
@@ -429,6 +426,12 @@ public final class RingwireIoHandler implements IoHandler {
     }
 
     /**
+     * The ring is closed (at the end of {@link #destroy()}): a channel that fails its registration afterwards may
+     * still close, and must not write an SQE into unmapped memory.
+     */
+    private boolean ringClosed;
+
+    /**
      * One SQE submitted now and its result waited for: a socket option, an address, an fd for a call, on a direct
      * descriptor. Everything queued before it leaves in the same enter; completions of other operations stay in the
      * CQ for the loop's dispatch, in their order (this one's is passed over there). The operations used complete
@@ -436,10 +439,14 @@ public final class RingwireIoHandler implements IoHandler {
      *
      * @param opcode the SQE's opcode
      * @param prep   writes the SQE
-     * @return its result, or {@code -errno}
+     * @return its result, or {@code -errno}; {@code -EBADF} once the ring is closed (its table, and every socket
+     *         in it, went with it)
      * @throws IllegalStateException if the SQ refuses or the completion does not come within 10 s
      */
     int syncCall(byte opcode, SyncSqe prep) {
+        if (ringClosed) {
+            return -Errno.EBADF;
+        }
         if (!sq.tryReserve()) {
             counters.sqRefusals++;
             throw new IllegalStateException("the io_uring submission queue is full and the kernel took nothing; "
@@ -949,9 +956,6 @@ public final class RingwireIoHandler implements IoHandler {
             return;
         }
         destroyed = true;
-        if (countedAsDirect) {
-            LIVE_DIRECT_LOOPS.decrementAndGet();
-        }
         // slots still expected from other loops will not come now: their channels' registrations fail
         for (java.util.function.IntConsumer arrival : new ArrayList<>(slotsExpected.values())) {
             try {
@@ -1005,6 +1009,7 @@ public final class RingwireIoHandler implements IoHandler {
                 recvBuffers.close();
             }
             wakeupFd.close();
+            ringClosed = true;
             ring.close();
             scratchArena.close();
         } else {

@@ -77,6 +77,7 @@ import io.netty.util.internal.SystemPropertyUtil;
  *                           getsockopt, TCP_INFO) get one for the call (FIXED_FD_INSTALL) and close it at once. Needs
  *                           Linux 6.8 (SOCKET and ACCEPT into a slot 5.19, MSG_RING SEND_FD 6.0, URING_CMD socket
  *                           options 6.7, FIXED_FD_INSTALL 6.8); without, connections use fds, said once in the log.
+ *                           {@code fixedFiles} 0 (no table) turns them off too
  *                           See {@link RingwireSocketChannel}
  */
 public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries,

@@ -218,6 +218,66 @@ class DirectDescriptorsTest {
     }
 
     @Test
+    void aClientMadeInASlotNeverHoldsAnFd() throws Exception {
+        TrackingEcho echo = new TrackingEcho(1);
+        Channel server = echoServer(echo);
+        BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
+        long fdsBefore = TrackingEcho.openFds();
+        AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = true; // as with -Dringwire.directDescriptors
+        RingwireSocketChannel c;
+        try {
+            c = (RingwireSocketChannel) client(received).option(ChannelOption.SO_KEEPALIVE, true).register().sync()
+                .channel();
+        } finally {
+            AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = null;
+        }
+        try {
+            assertEquals(fdsBefore, TrackingEcho.openFds(), "no fd, not even before it joined its loop");
+            c.connect(server.localAddress(), new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 3}),
+                0)).sync();
+            assertTrue(echo.active.await(30, TimeUnit.SECONDS));
+            assertTrue(c.config().isKeepAlive(), "an option set before the socket was made is on it");
+            assertEquals(InetAddress.getByAddress(new byte[] {127, 0, 0, 3}), c.localAddress().getAddress(),
+                "bound in its slot (BIND) to the address asked for");
+            assertEquals(c.localAddress(), echo.channels.get(0).remoteAddress());
+            byte[] m = "from a slot".getBytes(StandardCharsets.US_ASCII);
+            c.writeAndFlush(Unpooled.wrappedBuffer(m)).sync();
+            assertArrayEquals(m, take(received, m.length));
+            assertEquals(fdsBefore, TrackingEcho.openFds(), "and none while connected");
+        } finally {
+            c.close().sync();
+            server.close().sync();
+        }
+    }
+
+    /**
+     * A channel whose registration fails after its loop's ring was closed (a loop shutting down while a connection
+     * is handed to it) still closes, and flushes what it holds: the synchronous send on its slot must find the ring
+     * gone and fail with EBADF, not write into the ring's unmapped memory.
+     */
+    @Test
+    void aSynchronousCallAfterTheRingClosedFailsWithEbadf() {
+        io.netty.util.concurrent.ThreadAwareExecutor here = new io.netty.util.concurrent.ThreadAwareExecutor() {
+            @Override
+            public boolean isExecutorThread(Thread thread) {
+                return thread == Thread.currentThread();
+            }
+
+            @Override
+            public void execute(Runnable task) {
+                task.run();
+            }
+        };
+        RingwireIoHandler h = (RingwireIoHandler) RingwireIoHandler.newFactory(RingwireIoHandlerConfig.builder()
+            .directDescriptors(true).build()).newHandler(here);
+        h.initialize();
+        assertEquals(0, h.syncCall(io.ringwire.uring.IoUringConstants.IORING_OP_NOP, (q, ud) -> q.prepNop(ud)));
+        h.destroy();
+        assertEquals(-io.ringwire.uring.Errno.EBADF, h.syncCall(io.ringwire.uring.IoUringConstants.IORING_OP_NOP,
+            (q, ud) -> q.prepNop(ud)));
+    }
+
+    @Test
     void aConnectionMovesBetweenLoopsAndKeepsServing() throws Exception {
         TrackingEcho echo = new TrackingEcho(1);
         Channel server = echoServer(echo);

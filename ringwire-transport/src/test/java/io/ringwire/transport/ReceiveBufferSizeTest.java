@@ -100,7 +100,8 @@ class ReceiveBufferSizeTest extends OneLoopTestBase {
             client.getOutputStream().flush();
             // every byte in the server's socket before it reads (the client's socket drains into it)
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (bytesWaiting(((AbstractRingwireChannel) child[0]).fd) < total && System.nanoTime() < deadline) {
+            while (((AbstractRingwireChannel) child[0]).withFd(ReceiveBufferSizeTest::bytesWaiting) < total
+                && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
             child[0].config().setAutoRead(true);
@@ -119,10 +120,15 @@ class ReceiveBufferSizeTest extends OneLoopTestBase {
         Linker.Option.firstVariadicArg(2));
 
     /** @return ioctl(fd, FIONREAD): the bytes waiting in a socket's receive queue */
-    private static int bytesWaiting(int fd) throws Throwable {
+    private static int bytesWaiting(int fd) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment n = arena.allocate(ValueLayout.JAVA_INT);
-            int ret = (int) IOCTL.invokeExact(fd, 0x541BL /* FIONREAD */, n);
+            int ret;
+            try {
+                ret = (int) IOCTL.invokeExact(fd, 0x541BL /* FIONREAD */, n);
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
             assertEquals(0, ret, "ioctl(FIONREAD)");
             return n.get(ValueLayout.JAVA_INT, 0);
         }

@@ -753,6 +753,22 @@ public final class SubmissionQueue {
     }
 
     /**
+     * FILES_UPDATE [5.6] ({@code io_uring_prep_files_update}): puts fds in the ring's fixed-file table; with
+     * {@code offset} -1 in slots the kernel picks [5.19], which it writes back over the fds in the array. The table
+     * holds its own reference: the fds may be closed after.
+     *
+     * @param fdsAddress address of an int array of fds
+     * @param count      how many
+     * @param offset     the first slot, or -1 for slots the kernel picks
+     * @param userData   passed back in the CQE: res is how many went in, or {@code -errno}
+     * @return the SQE
+     */
+    public long prepFilesUpdate(long fdsAddress, int count, int offset, long userData) {
+        return prepRw(IORING_OP_FILES_UPDATE, -1, fdsAddress, count, offset < 0 ? IORING_FILE_INDEX_ALLOC & 0xFFFFFFFFL
+            : offset, userData);
+    }
+
+    /**
      * FIXED_FD_INSTALL [6.8] ({@code io_uring_prep_fixed_fd_install}): a regular fd for the file in a fixed-file
      * slot, for a call that needs one; the slot keeps the file too.
      *

@@ -29,6 +29,8 @@ import io.ringwire.transport.RingwireDatagramChannel;
 import io.ringwire.transport.RingwireDomainDatagramChannel;
 import io.ringwire.transport.RingwireDomainSocketChannel;
 import io.ringwire.transport.RingwireIoHandler;
+import io.ringwire.transport.RingwireIoHandlerConfig;
+import io.ringwire.uring.IoUringProbe;
 import io.ringwire.transport.RingwireServerDomainSocketChannel;
 import io.ringwire.transport.RingwireServerSocketChannel;
 import io.ringwire.transport.RingwireSocketChannel;
@@ -44,7 +46,10 @@ import java.util.List;
  * testsuite: every pairing of a Ringwire end with a Ringwire, NIO or Netty epoll end, both directions (Ringwire ×
  * Ringwire, Ringwire server × NIO client, NIO server × Ringwire client, and the same with epoll). Unix domain stream
  * and datagram sockets pair Ringwire with itself and with epoll (NIO's domain channels take the JDK's address type,
- * not Netty's {@code DomainSocketAddress}). Where Netty's epoll cannot load, its pairings are left out.
+ * not Netty's {@code DomainSocketAddress}). Where Netty's epoll cannot load, its pairings are left out. Ringwire with
+ * direct descriptors ({@link RingwireIoHandlerConfig#directDescriptors()}: connections in the loops' fixed-file
+ * tables, no fd each) is paired with itself and with NIO both ways, and for Unix domain sockets with itself, where the
+ * kernel has them.
  */
 public final class RingwireSocketTestPermutation extends SocketTestPermutation {
     static final RingwireSocketTestPermutation INSTANCE = new RingwireSocketTestPermutation();
@@ -54,14 +59,29 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
     static final EventLoopGroup RINGWIRE_WORKER = new MultiThreadIoEventLoopGroup(NUM_THREADS,
         new DefaultThreadFactory("testsuite-ringwire-worker", true), RingwireIoHandler.newFactory());
 
+    /** Ringwire with direct descriptors; null where the kernel lacks them. */
+    static final EventLoopGroup RINGWIRE_DIRECT_BOSS = directGroup(1, "testsuite-ringwire-direct-boss");
+    static final EventLoopGroup RINGWIRE_DIRECT_WORKER = directGroup(NUM_THREADS, "testsuite-ringwire-direct-worker");
+
+    private static EventLoopGroup directGroup(int threads, String name) {
+        if (!IoUringProbe.get().missingForDirectDescriptors().isEmpty()) {
+            return null;
+        }
+        return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true),
+            RingwireIoHandler.newFactory(RingwireIoHandlerConfig.builder().directDescriptors(true).build()));
+    }
+
     private final EventLoopGroup nioGroup = new MultiThreadIoEventLoopGroup(NUM_THREADS,
         new DefaultThreadFactory("testsuite-ringwire-nio", true), NioIoHandler.newFactory());
     /** Netty's epoll transport as the other end; null where its native library does not load. */
     private final EventLoopGroup epollGroup = Epoll.isAvailable() ? new MultiThreadIoEventLoopGroup(NUM_THREADS,
         new DefaultThreadFactory("testsuite-ringwire-epoll", true), EpollIoHandler.newFactory()) : null;
 
-    @Override
-    public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket() {
+    /**
+     * The pairings without Ringwire's direct descriptors, for the long tests whose I/O is an echo's (TLS, traffic
+     * shaping): the echo tests run those pairings already, and these would add minutes.
+     */
+    public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socketWithFds() {
         List<BootstrapFactory<ServerBootstrap>> servers = new ArrayList<>(serverSocket());
         List<BootstrapFactory<Bootstrap>> clients = new ArrayList<>(clientSocket());
         if (epollGroup != null) {
@@ -69,6 +89,29 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
             clients.add(() -> new Bootstrap().group(epollGroup).channel(EpollSocketChannel.class));
         }
         return withRingwire(servers, clients);
+    }
+
+    /** {@link #domainSocket()} without direct descriptors (see {@link #socketWithFds()}). */
+    public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> domainSocketWithFds() {
+        List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> all = domainSocket();
+        return all.subList(0, all.size() - (RINGWIRE_DIRECT_BOSS != null ? 1 : 0));
+    }
+
+    @Override
+    public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket() {
+        List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos = socketWithFds();
+        if (RINGWIRE_DIRECT_BOSS != null) {
+            BootstrapFactory<ServerBootstrap> direct = () -> new ServerBootstrap()
+                .group(RINGWIRE_DIRECT_BOSS, RINGWIRE_DIRECT_WORKER).channel(RingwireServerSocketChannel.class);
+            BootstrapFactory<Bootstrap> directClient = () -> new Bootstrap()
+                .group(RINGWIRE_DIRECT_WORKER).channel(RingwireSocketChannel.class);
+            BootstrapFactory<ServerBootstrap> nio = () -> new ServerBootstrap()
+                .group(nioGroup, nioGroup).channel(NioServerSocketChannel.class);
+            BootstrapFactory<Bootstrap> nioClient = () -> new Bootstrap()
+                .group(nioGroup).channel(NioSocketChannel.class);
+            combos.addAll(withRingwire(List.of(direct, nio), List.of(directClient, nioClient)));
+        }
+        return combos;
     }
 
     @Override
@@ -98,7 +141,13 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
             servers.add(() -> new ServerBootstrap().group(epollGroup).channel(EpollServerDomainSocketChannel.class));
             clients.add(() -> new Bootstrap().group(epollGroup).channel(EpollDomainSocketChannel.class));
         }
-        return withRingwire(servers, clients);
+        List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos = withRingwire(servers, clients);
+        if (RINGWIRE_DIRECT_BOSS != null) {
+            combos.addAll(withRingwire(List.of(() -> new ServerBootstrap().group(RINGWIRE_DIRECT_BOSS,
+                RINGWIRE_DIRECT_WORKER).channel(RingwireServerDomainSocketChannel.class)), List.of(() -> new Bootstrap()
+                .group(RINGWIRE_DIRECT_WORKER).channel(RingwireDomainSocketChannel.class))));
+        }
+        return combos;
     }
 
     /** A Ringwire Unix domain stream server, for the tests whose peer is a plain socket. */

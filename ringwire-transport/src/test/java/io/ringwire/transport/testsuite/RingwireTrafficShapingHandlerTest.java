@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 class RingwireTrafficShapingHandlerTest extends TrafficShapingHandlerTest {
     @Override
     protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
-        return RingwireSocketTestPermutation.INSTANCE.socket();
+        return RingwireSocketTestPermutation.INSTANCE.socketWithFds();
     }
 
     @Test
