@@ -20,6 +20,11 @@ public enum Competitor {
      */
     RINGWIRE_MIN_WAIT("ringwire-minwait", "ringwire",
         List.of("-Dringwire.minWaitMicros=" + Competitor.MIN_WAIT_MICROS)),
+    /**
+     * Ringwire with {@code directDescriptors}: its connections live in the loops' fixed-file tables and hold no file
+     * descriptor, so a loop holds as many as the open-file limit and the server as many times that as it has loops.
+     */
+    RINGWIRE_DIRECT("ringwire-direct", "ringwire", List.of("-Dringwire.directDescriptors=true")),
     NETTY_IO_URING("netty-io_uring"),
     NETTY_EPOLL("netty-epoll"),
     NETTY_NIO("netty-nio"),
@@ -60,6 +65,25 @@ public enum Competitor {
         List<Competitor> list = new ArrayList<>(servers);
         list.add(list.indexOf(RINGWIRE) + 1, RINGWIRE_MIN_WAIT);
         return List.copyOf(list);
+    }
+
+    /**
+     * @param servers servers of an experiment
+     * @return them with {@link #RINGWIRE_DIRECT} after {@link #RINGWIRE}, for the conns workload; unchanged when
+     *         Ringwire is not among them or the variant already is
+     */
+    public static List<Competitor> withDirect(List<Competitor> servers) {
+        if (!servers.contains(RINGWIRE) || servers.contains(RINGWIRE_DIRECT)) {
+            return servers;
+        }
+        List<Competitor> list = new ArrayList<>(servers);
+        list.add(list.indexOf(RINGWIRE) + 1, RINGWIRE_DIRECT);
+        return List.copyOf(list);
+    }
+
+    /** @return whether each connection costs this server a file descriptor (all but Ringwire with direct ones) */
+    public boolean holdsAnFdPerConnection() {
+        return this != RINGWIRE_DIRECT;
     }
 
     /** @return the examples' name of the transport this server runs on (its label, but for variants) */

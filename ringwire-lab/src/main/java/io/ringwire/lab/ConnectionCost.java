@@ -11,8 +11,8 @@ import java.util.function.ToDoubleFunction;
 /**
  * What one server's connections cost it in memory, from one run of the conns workload (issue 13): the difference
  * between a snapshot with every connection open and one taken before any (after a short priming load, so classes,
- * JIT and pools are already there), divided by the connections; and how fast they were set up. Kernel socket buffers
- * are not the process's memory and are in none of these figures.
+ * JIT and pools are already there), divided by the connections; and how fast they were set up. The kernel's memory
+ * for the connections is apart ({@code kernelPerConn}): it is not the process's, and the machine's counts both ends.
  *
  * @param variant          the workload's parameters
  * @param server           competitor label
@@ -24,6 +24,9 @@ import java.util.function.ToDoubleFunction;
  *                         allocations, monitors ({@link MemorySnapshot#NATIVE_CATEGORIES})
  * @param gcPerConn        the collector's own structures per connection (remembered sets, card tables)
  * @param rssPerConn       resident set growth per connection (includes heap pages touched by garbage)
+ * @param kernelPerConn    the kernel's memory per connection, machine-wide, both ends of it (the load generator's
+ *                         too): socket buffers ({@code /proc/net/sockstat}) and, as root, each socket's objects
+ *                         ({@link ProcessStats#SOCKET_SLABS}: socket, inode, file, dentry, epoll item); NaN if unread
  * @param transportPerConn live heap bytes per connection in the transport's own classes (Ringwire's, Netty io_uring's,
  *                         Netty epoll's, NIO's channel classes): its per-channel state
  * @param nettyPerConn     the rest of Netty's classes per connection: pipeline, contexts, config, outbound buffer
@@ -32,7 +35,7 @@ import java.util.function.ToDoubleFunction;
  */
 public record ConnectionCost(String variant, String server, int round, int conns, double connectsPerSec,
                              double heapPerConn, double nativePerConn, double gcPerConn, double rssPerConn,
-                             double transportPerConn, double nettyPerConn, double otherPerConn,
+                             double kernelPerConn, double transportPerConn, double nettyPerConn, double otherPerConn,
                              List<ClassCost> top) {
     /**
      * One class's growth per connection.
@@ -59,10 +62,12 @@ public record ConnectionCost(String variant, String server, int round, int conns
      * @param connectSeconds how long setting them up took
      * @param without        before any connection
      * @param with           with every connection open
+     * @param kernelWithout  {@link ProcessStats#kernelSocketBytes()} before any connection
+     * @param kernelWith     and with every connection open
      * @return the cost per connection
      */
     static ConnectionCost of(String variant, String server, int round, int conns, double connectSeconds,
-                             MemorySnapshot without, MemorySnapshot with) {
+                             MemorySnapshot without, MemorySnapshot with, double kernelWithout, double kernelWith) {
         double n = conns;
         String transport = transportPackage(server);
         double own = 0;
@@ -89,7 +94,7 @@ public record ConnectionCost(String variant, String server, int round, int conns
             (with.heapBytes() - without.heapBytes()) / n,
             (with.nmtBytes(MemorySnapshot.NATIVE_CATEGORIES) - without.nmtBytes(MemorySnapshot.NATIVE_CATEGORIES)) / n,
             (with.nmtBytes(MemorySnapshot.GC_CATEGORIES) - without.nmtBytes(MemorySnapshot.GC_CATEGORIES)) / n,
-            (with.rssKiB() - without.rssKiB()) * 1024.0 / n, own, netty, other,
+            (with.rssKiB() - without.rssKiB()) * 1024.0 / n, (kernelWith - kernelWithout) / n, own, netty, other,
             List.copyOf(grew.subList(0, Math.min(TOP, grew.size()))));
     }
 
@@ -124,6 +129,7 @@ public record ConnectionCost(String variant, String server, int round, int conns
             out.add(new ConnectionCost(f.variant, f.server, g.size(), f.conns, median(g, ConnectionCost::connectsPerSec),
                 median(g, ConnectionCost::heapPerConn), median(g, ConnectionCost::nativePerConn),
                 median(g, ConnectionCost::gcPerConn), median(g, ConnectionCost::rssPerConn),
+                median(g, ConnectionCost::kernelPerConn),
                 median(g, ConnectionCost::transportPerConn), median(g, ConnectionCost::nettyPerConn),
                 median(g, ConnectionCost::otherPerConn), f.top));
         }
@@ -145,13 +151,16 @@ public record ConnectionCost(String variant, String server, int round, int conns
             if (!c.variant.equals(variant)) {
                 variant = c.variant;
                 b.append("\n== conns · ").append(variant).append(" · memory per connection (live after a full GC, "
-                    + "with the connections minus before them; bytes) ==\n");
-                b.append(String.format(Locale.ROOT, "%-18s %4s %10s %8s %8s %6s %8s %8s %10s %8s %8s%n", "server",
-                    "runs", "set-up/s", "heap", "native", "GC", "total", "RSS", "transport", "netty", "jdk"));
+                    + "with the connections minus before them; bytes; kernel: the machine's, both ends) ==\n");
+                b.append(String.format(Locale.ROOT, "%-18s %4s %10s %8s %8s %6s %8s %8s %8s %10s %8s %8s%n",
+                    "server", "runs", "set-up/s", "heap", "native", "GC", "total", "RSS", "kernel", "transport",
+                    "netty", "jdk"));
             }
-            b.append(String.format(Locale.ROOT, "%-18s %4d %,10.0f %,8.0f %,8.0f %,6.0f %,8.0f %,8.0f %10s %,8.0f "
-                    + "%,8.0f%n", c.server, c.round, c.connectsPerSec, c.heapPerConn, c.nativePerConn, c.gcPerConn,
-                c.totalPerConn(), c.rssPerConn, Double.isNaN(c.transportPerConn) || transportPackage(c.server) == null
+            b.append(String.format(Locale.ROOT, "%-18s %4d %,10.0f %,8.0f %,8.0f %,6.0f %,8.0f %,8.0f %8s %10s "
+                    + "%,8.0f %,8.0f%n", c.server, c.round, c.connectsPerSec, c.heapPerConn, c.nativePerConn,
+                c.gcPerConn, c.totalPerConn(), c.rssPerConn, Double.isNaN(c.kernelPerConn) ? "-"
+                    : String.format(Locale.ROOT, "%,.0f", c.kernelPerConn),
+                Double.isNaN(c.transportPerConn) || transportPackage(c.server) == null
                     ? "-" : String.format(Locale.ROOT, "%,.0f", c.transportPerConn), c.nettyPerConn,
                 c.otherPerConn));
         }

@@ -48,6 +48,11 @@ final class Experiment {
             return new Settings(others, rounds, warmupSeconds, maxWarmupSeconds, seconds, threads, jvm, generator);
         }
 
+        /** @return the same settings with another number of event-loop threads */
+        Settings withThreads(int n) {
+            return new Settings(servers, rounds, warmupSeconds, maxWarmupSeconds, seconds, n, jvm, generator);
+        }
+
         /** @return the same settings with another longest warm-up */
         Settings withMaxWarmup(double maxSeconds) {
             return new Settings(servers, rounds, warmupSeconds, maxSeconds, seconds, threads, jvm, generator);
@@ -113,11 +118,13 @@ final class Experiment {
         /**
          * Waits (at most 30 s) until the server holds every connection: a connect completes once the kernel's
          * handshake does, before the server has accepted it, and the snapshot must count each connection's state.
+         * A connection is an fd, or one of the server's direct descriptors (which it reports).
          */
-        void awaitAccepted(ServerProcess server) throws InterruptedException {
+        void awaitAccepted(ServerProcess server, boolean direct) throws InterruptedException {
             long deadline = System.nanoTime() + 30_000_000_000L;
-            while (ProcessStats.openFds(server.pid()) < idleFds + conns && System.nanoTime() < deadline) {
-                Thread.sleep(20);
+            while (ProcessStats.openFds(server.pid()) + (direct ? server.directDescriptors() : 0) < idleFds + conns
+                && System.nanoTime() < deadline) {
+                Thread.sleep(direct ? 100 : 20);
             }
         }
     }
@@ -340,10 +347,12 @@ final class Experiment {
             long pid = server.pid();
             MemorySnapshot without = null;
             AtomicReference<MemorySnapshot> with = new AtomicReference<>();
+            double[] kernel = {Double.NaN, Double.NaN};
             double primeSeconds = primeSize > 0 ? prime(server, settings.generator(), primeSize) : 0;
             if (perConnection != null) {
                 perConnection.idle(server);
                 without = server.memory();
+                kernel[0] = ProcessStats.kernelSocketBytes();
             }
             double[] cpu = new double[2];
             double[] machine = new double[2];
@@ -376,17 +385,18 @@ final class Experiment {
                     live.set(server.live()); // a full collection, after the window's figures are taken
                     if (perConnection != null) {
                         try {
-                            perConnection.awaitAccepted(server);
+                            perConnection.awaitAccepted(server, !competitor.holdsAnFdPerConnection());
                         } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
                         }
                         with.set(server.memory()); // every connection still open: the generator closes them after
+                        kernel[1] = ProcessStats.kernelSocketBytes();
                     }
                 }
             });
             if (without != null && with.get() != null) {
                 connectionCosts.add(ConnectionCost.of(variant, competitor.label(), round, perConnection.conns,
-                    perConnection.connectSeconds, without, with.get()));
+                    perConnection.connectSeconds, without, with.get(), kernel[0], kernel[1]));
             }
             Map<String, Double> s = stats.get();
             double window = (wall[1] - wall[0]) / 1e9;

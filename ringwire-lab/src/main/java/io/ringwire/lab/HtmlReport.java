@@ -225,10 +225,12 @@ final class HtmlReport {
                     + "divided by the connections; bytes, medians over rounds. Native: thread stacks, malloc, "
                     + "Unsafe and FFM memory (Native Memory Tracking); GC: the collector's structures; transport: "
                     + "the transport's own classes (its per-channel state), netty: the rest of Netty (pipeline, "
-                    + "contexts, config); jdk: JDK objects and arrays. Kernel socket buffers are in none of "
-                    + "these.</p>\n<div class=\"scroll\"><table class=\"results\"><tr>");
+                    + "contexts, config); jdk: JDK objects and arrays. Kernel: the machine's memory for TCP "
+                    + "connections (socket buffers from /proc/net/sockstat, and as root each socket's slab objects), "
+                    + "both ends of each, the load generator's too.</p>\n<div class=\"scroll\"><table "
+                    + "class=\"results\"><tr>");
             for (String h : new String[] {"server", "runs", "set-up conns/s", "heap", "native", "GC", "total",
-                "RSS", "transport", "netty", "jdk", "top classes"}) {
+                "RSS", "kernel", "transport", "netty", "jdk", "top classes"}) {
                 b.append("<th>").append(Html.escape(h)).append("</th>");
             }
             b.append("</tr>\n");
@@ -236,7 +238,7 @@ final class HtmlReport {
                 b.append("<tr data-server=\"").append(Html.escape(c.server())).append("\"><td>")
                     .append(Html.escape(c.server())).append("</td><td>").append(c.round()).append("</td>");
                 for (double v : new double[] {c.connectsPerSec(), c.heapPerConn(), c.nativePerConn(),
-                    c.gcPerConn(), c.totalPerConn(), c.rssPerConn(),
+                    c.gcPerConn(), c.totalPerConn(), c.rssPerConn(), c.kernelPerConn(),
                     ConnectionCost.transportPackage(c.server()) == null ? Double.NaN : c.transportPerConn(),
                     c.nettyPerConn(), c.otherPerConn()}) {
                     b.append("<td>").append(Html.pretty(v)).append("</td>");

@@ -534,7 +534,11 @@ public final class Lab implements Callable<Integer> {
             + "split into the transport's own classes, the rest of Netty, and the JDK's; and the set-up rate.",
             "Above 4,096 connections the load generator connects from 127.0.0.1, 127.0.0.2, ... (4,096 each). The "
                 + "lab raises its open-file limit (and so the servers') where it may; blocking-platform is left out "
-                + "when a thread per connection would pass the kernel's thread or pid limit."})
+                + "when a thread per connection would pass the kernel's thread or pid limit.",
+            "ringwire-direct (Ringwire with direct descriptors: no fd per connection) runs at every count, on as "
+                + "many event loops as its fixed-file tables need (each holds as many as the open-file limit); a "
+                + "server that needs an fd per connection runs at most as many as the limit allows, and its row says "
+                + "so. Beyond the limit the load generator holds its connections in direct descriptors too."})
     static final class Conns extends WorkloadCommand {
         /** Descriptors besides the connections: the JVM's own (jars, pipes, epoll/io_uring, the listener). */
         static final int SPARE_FDS = 1000;
@@ -555,24 +559,52 @@ public final class Lab implements Callable<Integer> {
         public Integer call() throws Exception {
             List<String> notes = new ArrayList<>();
             int most = conns.stream().mapToInt(Integer::intValue).max().orElse(0);
-            // the lab holds the client side, each server the other, each with a little more for everything else
-            long wanted = most + SPARE_FDS;
-            io.ringwire.uring.OpenFileLimit limit = io.ringwire.uring.OpenFileLimit.raise(wanted);
-            if (limit.soft() < wanted) {
+            // a server that holds an fd per connection needs as many as it holds, and each server's JVM inherits the
+            // lab's limit: raised as far as the hard limit allows. The lab's generator (and Ringwire with direct
+            // descriptors) holds connections beyond it in io_uring's fixed-file tables, no fd each.
+            io.ringwire.uring.OpenFileLimit limit = io.ringwire.uring.OpenFileLimit.raise(most + SPARE_FDS);
+            int fdCap = (int) Math.max(0, limit.soft() - SPARE_FDS);
+            boolean direct = io.ringwire.uring.IoUringProbe.get().missingForDirectDescriptors().isEmpty();
+            if (most > fdCap && !LoadGenerator.directAvailable()) {
                 throw new IllegalStateException(String.format(java.util.Locale.ROOT, "%,d connections need about "
-                    + "%,d open files in the lab and as many in each server; the limit is %,d (hard %,d), and "
-                    + "raising the hard limit needs CAP_SYS_RESOURCE, which this process does not have: at most "
-                    + "%,d connections here, or raise the limit (ulimit -Hn) before starting the lab", most, wanted,
-                    limit.soft(), limit.hard(), Math.max(0, limit.hard() - SPARE_FDS)));
+                    + "%,d open files in the lab and as many in each server; the limit is %,d (hard %,d), raising "
+                    + "the hard limit needs CAP_SYS_RESOURCE, and this kernel cannot hold connections in direct "
+                    + "descriptors instead (%s): at most %,d connections here, or raise the limit (ulimit -Hn) "
+                    + "before starting the lab", most, most + SPARE_FDS, limit.soft(), limit.hard(),
+                    io.ringwire.uring.IoUringProbe.get().missingForDirectDescriptors(), fdCap));
             }
-            notes.add(String.format(java.util.Locale.ROOT, "open-file limit %,d (the lab raised it where needed)",
-                limit.soft()));
+            notes.add(String.format(java.util.Locale.ROOT, "open-file limit %,d (the lab raised it where needed)%s",
+                limit.soft(), most > fdCap ? "; the load generator holds the connections beyond it in direct "
+                    + "descriptors (io_uring fixed-file tables), as ringwire-direct does" : ""));
             // one interval by default: every connection sends once in the window
             Experiment.Settings s = spec.commandLine().getParseResult().hasMatchedOption("--seconds")
                 ? common.settings() : common.settings().withSeconds(interval);
+            if (direct) {
+                s = s.withServers(Competitor.withDirect(s.servers())); // Ringwire with direct descriptors, every count
+            }
             List<Experiment> e = new ArrayList<>();
             for (int n : conns) {
-                e.add(Workloads.conns(withoutThreadPerConnection(s, n, notes), n, size, interval));
+                List<Competitor> full = s.servers().stream().filter(c -> !c.holdsAnFdPerConnection() || n <= fdCap)
+                    .toList();
+                List<Competitor> capped = s.servers().stream().filter(c -> !full.contains(c)).toList();
+                if (!full.isEmpty()) {
+                    // a loop's table holds as many connections as the open-file limit: enough loops for n, and one
+                    int loops = n <= fdCap ? s.threads() : Math.max(s.threads(),
+                        (int) Math.ceil(n / (double) fdCap) + 1);
+                    e.add(Workloads.conns(withoutThreadPerConnection(s.withServers(full).withThreads(loops), n, notes),
+                        n, size, interval, loops > s.threads() ? loops + " event loops" : ""));
+                }
+                if (!capped.isEmpty()) {
+                    notes.add(String.format(java.util.Locale.ROOT, "%s at %,d connections: stopped at %,d, as many as "
+                        + "the open-file limit allows (%,d: one descriptor per connection, %,d for the JVM's own)",
+                        String.join(", ", capped.stream().map(Competitor::label).toList()), n, fdCap, limit.soft(),
+                        SPARE_FDS));
+                    if (fdCap > 0) {
+                        e.add(Workloads.conns(withoutThreadPerConnection(s.withServers(capped), fdCap, notes), fdCap,
+                            size, interval, String.format(java.util.Locale.ROOT, "%,d asked: one fd per connection, "
+                                + "open-file limit %,d", n, limit.soft())));
+                    }
+                }
             }
             return run(e, notes, false);
         }

@@ -3,6 +3,7 @@ package io.ringwire.lab;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.ToLongFunction;
 
 /** Reads a process's CPU time and peak RSS from {@code /proc}: what the server spent, measured from outside. */
@@ -153,6 +154,57 @@ public final class ProcessStats {
      * @param pid a process
      * @return how many file descriptors it has open, or -1
      */
+    /** The kernel's caches that grow with each TCP connection (its socket, inode, file, dentry, epoll item). */
+    static final java.util.Set<String> SOCKET_SLABS = java.util.Set.of("TCP", "TCPv6", "sock_inode_cache", "filp",
+        "dentry", "eventpoll_epi");
+
+    /**
+     * @return the kernel's memory for TCP connections, machine-wide: socket buffers ({@code /proc/net/sockstat}'s TCP
+     *         mem, in pages) and, where {@code /proc/slabinfo} is readable (root), the objects of
+     *         {@link #SOCKET_SLABS}; NaN if sockstat cannot be read. Both ends of a loopback connection count
+     */
+    public static double kernelSocketBytes() {
+        try {
+            double bytes = parseSockstatTcpPages(Files.readAllLines(Path.of("/proc/net/sockstat")))
+                * (double) io.ringwire.uring.Libc.pageSize();
+            try {
+                bytes += parseSlabBytes(Files.readAllLines(Path.of("/proc/slabinfo")), SOCKET_SLABS);
+            } catch (IOException | RuntimeException e) {
+                // not root: socket buffers only
+            }
+            return bytes;
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    /** @return the {@code mem} of sockstat's TCP line (pages), or throws if there is none */
+    static long parseSockstatTcpPages(List<String> sockstat) {
+        for (String line : sockstat) {
+            if (line.startsWith("TCP:")) {
+                String[] w = line.trim().split("\\s+");
+                for (int i = 1; i + 1 < w.length; i++) {
+                    if (w[i].equals("mem")) {
+                        return Long.parseLong(w[i + 1]);
+                    }
+                }
+            }
+        }
+        throw new IllegalArgumentException("no TCP mem in sockstat: " + sockstat);
+    }
+
+    /** @return active objects × object size summed over the named caches of {@code /proc/slabinfo} */
+    static long parseSlabBytes(List<String> slabinfo, java.util.Set<String> caches) {
+        long bytes = 0;
+        for (String line : slabinfo) {
+            String[] w = line.trim().split("\\s+");
+            if (w.length > 3 && caches.contains(w[0])) {
+                bytes += Long.parseLong(w[1]) * Long.parseLong(w[3]);
+            }
+        }
+        return bytes;
+    }
+
     public static long openFds(long pid) {
         try (java.util.stream.Stream<Path> s = Files.list(Path.of("/proc/" + pid + "/fd"))) {
             return s.count();

@@ -115,6 +115,7 @@ final class ServerProcess implements AutoCloseable {
             String line;
             while ((line = out.readLine()) != null) {
                 if (line.startsWith("STATS") || line.startsWith("LIVE") || line.startsWith("MEMORY")
+                    || line.startsWith("CONNS")
                     || line.equals("OK") || line.startsWith("ERROR")) {
                     replies.add(line);
                 }
@@ -193,6 +194,11 @@ final class ServerProcess implements AutoCloseable {
         String reply = ask("MEMORY", 60);
         return reply == null || !reply.startsWith("MEMORY") ? null
             : MemorySnapshot.parse(reply, ProcessStats.rssKiB(pid()));
+    }
+
+    /** @return connections the server holds in direct descriptors, which no fd counts; 0 if it did not answer */
+    long directDescriptors() {
+        return values("CONNS", 10).getOrDefault("directDescriptors", 0.0).longValue();
     }
 
     private String ask(String command) {

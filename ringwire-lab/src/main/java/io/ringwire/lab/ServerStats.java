@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
  * iterations), and the resident set outside the Java heap. {@code LIVE} answers the heap in use after a full
  * collection ({@code LIVE liveHeapMiB=...}): the lab asks at a window's end, the load still on, so that what a server
  * retains under load is told apart from the garbage its peak includes. {@code MEMORY} answers what is live after a
- * full collection with a class histogram ({@link MemorySnapshot}), for the conns workload. CPU time (the process CPU
+ * full collection with a class histogram ({@link MemorySnapshot}), for the conns workload; {@code CONNS} the
+ * connections Ringwire's loops hold in direct descriptors, which no fd counts. CPU time (the process CPU
  * clock) and the peak RSS the lab reads from outside.
  */
 final class ServerStats {
@@ -72,6 +73,7 @@ final class ServerStats {
                     case "STATS" -> System.out.println("STATS " + format(snapshot()));
                     case "LIVE" -> System.out.println("LIVE " + format(live()));
                     case "MEMORY" -> System.out.println(MemorySnapshot.take().line());
+                    case "CONNS" -> System.out.println("CONNS directDescriptors=" + directDescriptors());
                     default -> System.out.println("ERROR unknown command '" + line + "'");
                 }
                 System.out.flush();
@@ -256,6 +258,17 @@ final class ServerStats {
         Map<String, Double> m = new LinkedHashMap<>();
         m.put("liveHeapMiB", memory.getHeapMemoryUsage().getUsed() / 1048576.0);
         return m;
+    }
+
+    /** @return connections on direct descriptors in every Ringwire loop of this server (0 for the others) */
+    private static long directDescriptors() {
+        long n = 0;
+        if (nettyUsed) {
+            for (RingwireCounters c : RingwireCounters.all()) {
+                n += c.directDescriptors();
+            }
+        }
+        return n;
     }
 
     private static long[] counters() {

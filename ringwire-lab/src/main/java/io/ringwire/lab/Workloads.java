@@ -121,11 +121,21 @@ final class Workloads {
      * every server's memory per connection measured besides its CPU at that load and the latency.
      */
     static Experiment conns(Experiment.Settings s, int conns, int size, double intervalSeconds) {
+        return conns(s, conns, size, intervalSeconds, "");
+    }
+
+    /**
+     * The conns workload with a note on its row, e.g. why it holds fewer connections than were asked for.
+     *
+     * @param note appended to the parameters, in parentheses; empty for none
+     */
+    static Experiment conns(Experiment.Settings s, int conns, int size, double intervalSeconds, String note) {
         double rate = conns / intervalSeconds;
         LoadGenerator.Config c = new LoadGenerator.Config(conns, size, 1, 0, rate, 1, 1);
         Experiment.PerConnection p = new Experiment.PerConnection(conns);
-        return new Experiment("conns", String.format(Locale.ROOT, "%,d conns × %d B every %s s", conns, size,
-            Summary.compact(intervalSeconds)), Protocol.ECHO, s, (target, warmup, edge) -> {
+        return new Experiment("conns", String.format(Locale.ROOT, "%,d conns × %d B every %s s%s", conns, size,
+            Summary.compact(intervalSeconds), note.isEmpty() ? "" : " (" + note + ")"), Protocol.ECHO, s,
+            (target, warmup, edge) -> {
                 LoadGenerator.Result r = new LoadGenerator(target, c, s.generator()).run(warmup::over, s.seconds(),
                     edge);
                 p.connected(r.connectSeconds());

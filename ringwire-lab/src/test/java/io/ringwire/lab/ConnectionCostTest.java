@@ -56,11 +56,12 @@ class ConnectionCostTest {
         after.put("io.netty.channel.DefaultChannelPipeline", new long[] {1000, 48_000});       // 48
         MemorySnapshot without = new MemorySnapshot(1_000_000, Map.of("Thread", 100L, "GC", 10L), before, 50_000);
         MemorySnapshot with = new MemorySnapshot(1_280_000, Map.of("Thread", 102L, "GC", 12L), after, 51_000);
-        ConnectionCost c = ConnectionCost.of("v", "ringwire", 1, 1000, 0.5, without, with);
+        ConnectionCost c = ConnectionCost.of("v", "ringwire", 1, 1000, 0.5, without, with, 1_000_000, 6_000_000);
         assertEquals(280, c.heapPerConn(), 1e-9);
         assertEquals(2 * 1024 / 1000.0, c.nativePerConn(), 1e-9);
         assertEquals(2 * 1024 / 1000.0, c.gcPerConn(), 1e-9);
         assertEquals(1024.0, c.rssPerConn(), 1e-9);
+        assertEquals(5000.0, c.kernelPerConn(), 1e-9, "the kernel's, both ends");
         assertEquals(184, c.transportPerConn(), 1e-9);
         assertEquals(48, c.nettyPerConn(), 1e-9);
         assertEquals(48, c.otherPerConn(), 1e-9);
@@ -68,9 +69,12 @@ class ConnectionCostTest {
         assertEquals("io.ringwire.transport.RingwireSocketChannel", c.top().get(0).name());
         assertEquals(1.0, c.top().get(0).instancesPerConn(), 1e-9);
         // Netty's epoll classes are epoll's own state; Netty's pipeline is not
-        ConnectionCost epoll = ConnectionCost.of("v", "netty-epoll", 1, 1000, 0.5, without, with);
+        ConnectionCost epoll = ConnectionCost.of("v", "netty-epoll", 1, 1000, 0.5, without, with, Double.NaN,
+            Double.NaN);
         assertEquals(0, epoll.transportPerConn(), 1e-9);
         assertEquals(48, epoll.nettyPerConn(), 1e-9);
-        assertTrue(ConnectionCost.table(java.util.List.of(c, epoll)).contains("RingwireSocketChannel 1.0 ×"));
+        String table = ConnectionCost.table(java.util.List.of(c, epoll));
+        assertTrue(table.contains("RingwireSocketChannel 1.0 ×"), table);
+        assertTrue(table.contains("5,000"), "the kernel's column: " + table);
     }
 }

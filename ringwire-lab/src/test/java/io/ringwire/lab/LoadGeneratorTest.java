@@ -192,6 +192,43 @@ class LoadGeneratorTest {
         assertEquals(0, r.errors(), r::toString);
     }
 
+    /**
+     * Beyond the open-file limit the io_uring generator holds its connections in direct descriptors, spread over
+     * rings (a ring's table holds at most the limit): here 30 connections, 8 to a ring (four rings), from three
+     * source addresses (each socket made, bound and connected in its slot), in the closed loop and the open one;
+     * checked as ever, and the generator's process holds no fd for them.
+     */
+    @org.junit.jupiter.api.Test
+    void connectionsInDirectDescriptorsOverSeveralRings() throws IOException {
+        assumeTrue(LoadGenerator.Engine.best() == LoadGenerator.Engine.IO_URING && LoadGenerator.directAvailable(),
+            "this kernel lacks what direct descriptors need");
+        InetSocketAddress target = echoServer(this);
+        long[] fdsDuring = {-1};
+        long fdsBefore = openFds();
+        LoadGenerator.Result closed = new LoadGenerator(target, LoadGenerator.Config.closed(30, 200, 2),
+            LoadGenerator.Engine.IO_URING).directDescriptors(8).connsPerSource(10)
+            .run(() -> true, 0.3, () -> fdsDuring[0] = Math.max(fdsDuring[0], openFds()));
+        assertEquals(0, closed.mismatches() + closed.errors(), closed::toString);
+        assertTrue(closed.messages() > 0, closed::toString);
+        // four rings and their eventfd, not one fd per connection (the test server's sockets are not counted)
+        assertTrue(fdsDuring[0] - fdsBefore <= 5, "no fd per connection: " + fdsBefore + " -> " + fdsDuring[0]);
+        LoadGenerator.Result open = new LoadGenerator(target, new LoadGenerator.Config(30, 64, 1, 0, 600, 1, 1),
+            LoadGenerator.Engine.IO_URING).directDescriptors(8).connsPerSource(10).run(() -> true, 0.3, () -> { });
+        assertEquals(0, open.mismatches() + open.errors(), open::toString);
+        assertTrue(open.messages() > 0, open::toString);
+    }
+
+    /** @return this process's open descriptors but the test server's accepted sockets */
+    private long openFds() {
+        long sockets = toClose.stream().filter(Socket.class::isInstance).count();
+        try (java.util.stream.Stream<java.nio.file.Path> fds = java.nio.file.Files.list(
+            java.nio.file.Path.of("/proc/self/fd"))) {
+            return fds.count() - sockets;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(LoadGenerator.Engine.class)
     void manyConnectionsComeFromSeveralLoopbackAddresses(LoadGenerator.Engine engine) throws IOException {

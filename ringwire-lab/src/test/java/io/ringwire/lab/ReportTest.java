@@ -73,9 +73,10 @@ class ReportTest {
         List<RunResult> runs = List.of(SummaryTest.run("conns", "ringwire", 1, 1000, 40, 30, 0),
             SummaryTest.run("conns", "netty-epoll", 1, 1000, 35, 30, 0));
         List<ConnectionCost> costs = List.of(
-            new ConnectionCost("v", "ringwire", 1, 10_000, 8000, 990, 5, 1, 1400, 320, 620, 50,
+            new ConnectionCost("v", "ringwire", 1, 10_000, 8000, 990, 5, 1, 1400, 5200, 320, 620, 50,
                 List.of(new ConnectionCost.ClassCost("io.ringwire.transport.RingwireSocketChannel", 1, 168))),
-            new ConnectionCost("v", "netty-epoll", 1, 10_000, 8500, 1250, 6, 1, 2900, 370, 630, 250, List.of()));
+            new ConnectionCost("v", "netty-epoll", 1, 10_000, 8500, 1250, 6, 1, 2900, 5400, 370, 630, 250,
+                List.of()));
         LabReport report = LabReport.of("./ringwire lab conns", ServerJvm.DEFAULT, LoadGenerator.Engine.IO_URING,
             List.of(), runs, null, costs);
         report.write(dir);
