@@ -2,7 +2,7 @@
 """Writes the lab's figures into docs/benchmarks.md: one region per workload, and a chart for each.
 
     bench/benchmarks-report.py [--doc docs/benchmarks.md] [--charts docs/benchmarks] [--commit HASH] [--check]
-                               RESULTS.json [RESULTS.json ...]
+                               [--readme README.md] RESULTS.json [RESULTS.json ...]
 
 Each RESULTS.json is what one lab command wrote (lab-results/results.json). Every summary in them that belongs to a
 region of the page, marked in the Markdown as
@@ -19,6 +19,8 @@ are left as they are, and said so. The region "summary" gets one line per worklo
 
 The build's commit is the lab's "commit" entry where it records one; else --commit names it (one value for all files).
 --check changes nothing and exits 1 if the page or a chart would change. The same files always give the same output.
+--readme also writes the default suite's workloads (Ringwire over Netty epoll and Netty io_uring) into that file's
+"headline" region, with a chart (docs/benchmarks/headline.svg).
 """
 import argparse
 import html
@@ -73,6 +75,8 @@ REGIONS = [
 ]
 COST_MODEL = ("cost-model", "cost-model")
 SUMMARY = "summary"
+# the default suite's workloads (./ringwire lab), which the README's headline shows
+HEADLINE = ["echo-rate", "echo", "rpc-backend", "single-stream"]
 
 
 # ------------------------------------------------------------------------------------------------ figures as text
@@ -382,6 +386,7 @@ class Page:
         self.charts_dir = charts_dir
         self.charts_link = charts_link
         self.summary_lines = {}
+        self.headline = None
 
     def chart(self, name, svg, alt):
         self.charts[name] = svg
@@ -437,6 +442,45 @@ def summary_line(key, title, unit, summary):
             f"| {fmt(rw.get('rateVsEpoll'), 2) if not open_loop(summary) else '-'} | {limit} |")
 
 
+def headline(chosen, commit, charts_link, page):
+    """The README's headline: the default suite's workloads, Ringwire over both Netty native transports, and a chart.
+
+    @return the region's text, or None without those workloads
+    """
+    rows, bars_epoll, bars_uring, sources = [], [], [], []
+    for key, title, unit, _ in REGIONS:
+        if key not in HEADLINE or key not in chosen:
+            continue
+        summaries, results, _ = chosen[key]
+        for s in summaries:
+            rw, ep, nu = row(s, RINGWIRE), row(s, BASELINE), row(s, NETTY_IO_URING)
+            if rw is None or ep is None or nu is None:
+                continue
+            cells, bars = [], []
+            for other in (ep, nu):
+                ratio, low, high, judged = compare(rw, other)
+                cells.append(ratio_text(ratio, low, high, judged))
+                bars.append((f"{s['workload']} · {s['variant']}", ratio, low, high))
+            rates = ["fixed load" if open_loop(s) else fmt(rw["rate"] / other["rate"], 2)
+                     if rw.get("rate") and other.get("rate") else "-" for other in (ep, nu)]
+            rows.append(f"| [{s['workload']} · {s['variant']}](docs/benchmarks.md#{slug(title)}) | {cells[0]} "
+                        f"| {cells[1]} | {rates[0]} | {rates[1]} |")
+            bars_epoll.append(bars[0])
+            bars_uring.append(bars[1])
+            sources.append(provenance(results, commit))
+    if not rows:
+        return None
+    chart = page.chart("headline.svg", bar_chart(
+        "Ringwire's server CPU per message as a multiple of Netty's (below 1: cheaper)",
+        [("× Netty epoll, median and 95 % interval", bars_epoll, lambda v: f"{v:.2f}"),
+         ("× Netty io_uring", bars_uring, lambda v: f"{v:.2f}")]), "Ringwire's CPU per message over Netty's")
+    chart = chart.replace(f"]({charts_link}/", "](docs/benchmarks/")
+    lines = ["| workload | CPU per message × Netty epoll | × Netty io_uring | rate × Netty epoll | × Netty io_uring |",
+             "|---|---|---|---:|---:|"] + rows + ["", chart, ""]
+    lines += sorted(set(sources))
+    return "\n".join(lines) + "\n"
+
+
 def generate(result_files, charts_dir, charts_link, commit):
     """@return (page, notes): what to write, and what was left out"""
     page = Page(charts_dir, charts_link)
@@ -481,6 +525,7 @@ def generate(result_files, charts_dir, charts_link, commit):
                 "| workload | × Netty epoll | × Netty io_uring | rate × epoll | limit |",
                 "|---|---|---|---:|---|"]
         page.regions[SUMMARY] = "\n".join(head + summary_rows + [""])
+    page.headline = headline(chosen, commit, charts_link, page)
     return page, notes
 
 
@@ -510,6 +555,8 @@ def main(argv=None):
     ap.add_argument("--charts", default=None, help="where the SVG charts go (default: docs/benchmarks/)")
     ap.add_argument("--commit", default=None, help="the commit the lab ran, where results.json does not record it")
     ap.add_argument("--check", action="store_true", help="change nothing; exit 1 if anything would change")
+    ap.add_argument("--readme", default=None,
+                    help="also write the default suite's headline into this file's figures:headline region")
     args = ap.parse_args(argv)
     charts = args.charts or os.path.join(os.path.dirname(os.path.abspath(args.doc)), "benchmarks")
     link = os.path.relpath(charts, os.path.dirname(os.path.abspath(args.doc))).replace(os.sep, "/")
@@ -526,6 +573,15 @@ def main(argv=None):
     changed = []
     if new != old:
         changed.append(args.doc)
+    readme_old = readme_new = None
+    if args.readme and page.headline:
+        with open(args.readme, encoding="utf-8") as f:
+            readme_old = f.read()
+        headline_page = Page(charts, link)
+        headline_page.regions["headline"] = page.headline
+        readme_new, _, _ = apply(readme_old, headline_page)
+        if readme_new != readme_old:
+            changed.append(args.readme)
     for name, svg in sorted(page.charts.items()):
         path = os.path.join(charts, name)
         current = None
@@ -541,6 +597,9 @@ def main(argv=None):
     if new != old:
         with open(args.doc, "w", encoding="utf-8") as f:
             f.write(new)
+    if readme_new is not None and readme_new != readme_old:
+        with open(args.readme, "w", encoding="utf-8") as f:
+            f.write(readme_new)
     os.makedirs(charts, exist_ok=True)
     for name, svg in sorted(page.charts.items()):
         with open(os.path.join(charts, name), "w", encoding="utf-8") as f:

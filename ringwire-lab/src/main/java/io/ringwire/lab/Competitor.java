@@ -108,6 +108,14 @@ public enum Competitor {
 
     /** @return whether this is Vert.x's HTTP server or a WebFlux application, which serve the http workload only */
     public boolean httpOnly() {
+        return httpOnly(label);
+    }
+
+    /**
+     * @param label a server's label
+     * @return whether it is Vert.x's HTTP server or a WebFlux application
+     */
+    static boolean httpOnly(String label) {
         return label.startsWith("vertx-") || label.startsWith("webflux-");
     }
 

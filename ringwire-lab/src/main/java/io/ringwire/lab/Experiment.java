@@ -200,7 +200,7 @@ final class Experiment {
      * no experiment has yet run the generator named {@code kind} here: the lab's generators run in its own JVM, on
      * the core its compiler threads share, and a generator's first measured run otherwise had its code compiled by
      * C2 inside the window (udp-echo: the lab's JIT 0.03 cores in the first window, 0.00 after; its p99 800 µs against
-     * 406; tls-echo: 0.02, and the fast first-run mode of session 23; docs/benchmarks.md, session 27). A rehearsal's
+     * 406; tls-echo: 0.02, and a faster first run that was the generator's own code). A rehearsal's
      * figures are not in any table, but its mismatches and errors count in the lab's exit code like any run's.
      *
      * @param kind the generator, e.g. {@code udp}

@@ -15,8 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * JVM, before it measures any server: so that its loop is compiled by C2 with both modes' branches in its profile.
  * Run once per JVM, before the first experiment that uses that generator ({@link Experiment#rehearsingFrameGenerator}).
  *
- * <p>Without it the first fixed-rate run of a sitting measured the generator's compiler (docs/benchmarks.md, session
- * 27): the server's priming is a closed loop, the fixed-rate run's open-loop branches then trapped the generator's
+ * <p>Without it the first fixed-rate run in a lab JVM measured the generator's compiler: the server's priming is a closed loop, the fixed-rate run's open-loop branches then trapped the generator's
  * compiled loop, it ran C1's profiling code again, and C2 compiled it anew (a 39 ms compilation on the generator's
  * core) a second into the window; that run's p99 was 2.0-2.3 ms against 0.3-0.5 ms in the runs after it, whichever
  * server ran first. The lab's warm-up waits for the lab's own compiler to go quiet, but nothing was compiling yet:

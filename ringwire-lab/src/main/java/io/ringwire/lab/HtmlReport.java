@@ -108,8 +108,8 @@ final class HtmlReport {
             .append(Html.escape(Overview.HOW_TO_READ)).append("</p>\n<div class=\"scroll\"><table class=\"summary\">")
             .append("<tr><th>workload</th><th>server</th>");
         for (String measure : new String[] {"CPU per message", "rate"}) {
-            for (String against : Overview.AGAINST) {
-                b.append("<th>").append(Html.escape(measure + " × " + against)).append("</th>");
+            for (String against : Overview.AGAINST) { // a framework's row: the same framework on that transport
+                b.append("<th>").append(Html.escape(measure + " × " + against.replace("netty-", ""))).append("</th>");
             }
         }
         b.append("<th style=\"text-align:left\">notes</th></tr>\n");
@@ -134,7 +134,9 @@ final class HtmlReport {
                 Overview.Line l = e.lines().get(i);
                 b.append("<tr data-workload=\"").append(Html.escape(e.workload())).append("\" data-server=\"")
                     .append(Html.escape(l.server())).append("\">").append(i == 0 ? workloadCell : "").append("<td>")
-                    .append(Html.escape(l.server())).append("</td>");
+                    .append(Html.escape(l.server())).append(Overview.AGAINST.equals(Overview.against(l.server())) ? ""
+                        : Html.escape(" (× " + String.join(", × ", Overview.against(l.server())) + ")"))
+                    .append("</td>");
                 for (Overview.Cell c : l.cells()) {
                     b.append("<td>").append(Html.escape(Overview.cell(c.cpu(), false))).append("</td>");
                 }

@@ -160,7 +160,7 @@ public final class Lab implements Callable<Integer> {
      * the event loop's largest methods again, on the server's one core beside a saturated loop. At 1,024 connections
      * the server's JIT threads went quiet after 16-20 s on Ringwire and 6.5-18 s on Netty epoll. With at most 6 s,
      * nearly every window opened at the limit, and in 2 of Ringwire's 4 windows there its compiler threads took 0.37
-     * of the core: 45-66k requests/s against 96-102k, p99 39-44 ms against 16-24 (docs/benchmarks.md, session 26).
+     * of the core: 45-66k requests/s against 96-102k, p99 39-44 ms against 16-24 (docs/benchmarks.md, "http").
      */
     static final double HTTP_MAX_WARMUP = 20;
 
@@ -527,7 +527,7 @@ public final class Lab implements Callable<Integer> {
 
     @Command(name = "conns", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         sortOptions = false,
-        description = {"Seed 000's front-end at scale (issue 13): N mostly idle connections, each sending one small "
+        description = {"Seed 000's front-end at scale: N mostly idle connections, each sending one small "
             + "message every --interval seconds (open loop), on every server. Besides CPU at that load and latency, "
             + "each server's memory per connection: live heap after a full GC and memory committed outside the heap "
             + "(Native Memory Tracking), with the connections open minus before them (after a short priming load), "

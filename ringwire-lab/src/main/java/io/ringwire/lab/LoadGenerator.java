@@ -517,7 +517,7 @@ public final class LoadGenerator {
                 // seconds from a server with hundreds of busy threads. Run in this thread, it held an open loop's
                 // sends that long, and they then left at once: at 40 messages/s a connection, two on one
                 // connection, a burst no warm-up had had, whose first took branches the servers' compiled code had
-                // never seen, inside the window (docs/benchmarks.md, session 26)
+                // never seen, inside the window (docs/benchmarks.md, "How the lab measures")
                 openingEdge = new FutureTask<>(onWindow, null);
                 Thread.ofPlatform().daemon(true).name("lab-window-opens").start(openingEdge);
             }

@@ -13,7 +13,7 @@ import java.util.function.BooleanSupplier;
  * <p>The caller counts and records during the warm-up too, into the counters the opening resets: a generator that
  * recorded only once the window was open would take a branch at the opening that its compiled code had never seen,
  * and the JIT's deoptimization and recompilation would stall it inside the first measured window of the lab's JVM
- * (seen as a p99 of 40-58 ms in a sitting's first quic run, 10-24 ms in the others, whichever server ran first).
+ * (seen as a p99 of 40-58 ms in a lab JVM's first quic run, 10-24 ms in the others, whichever server ran first).
  */
 final class MeasuredWindow {
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();

@@ -38,10 +38,11 @@ record Overview(List<Overview.Entry> entries) {
     record Cell(String against, Stats.Comparison cpu, Stats.Comparison rate) { }
 
     /**
-     * Ringwire, or a variant of it (ringwire-minwait), against each of {@link #AGAINST}.
+     * Ringwire, or a variant of it (ringwire-minwait), against each of {@link #AGAINST}; or a framework on Ringwire
+     * against the same framework on epoll and io_uring ({@link #against}).
      *
      * @param server its label
-     * @param cells  one per competitor, in the order of {@link #AGAINST}
+     * @param cells  one per competitor, in the order of {@link #against}
      */
     record Line(String server, List<Cell> cells) { }
 
@@ -73,14 +74,36 @@ record Overview(List<Overview.Entry> entries) {
         return new Overview(summaries.stream().map(Overview::entry).toList());
     }
 
+    /**
+     * @param server a Ringwire server's label
+     * @return whom it is set against: Netty's epoll and io_uring servers, or for a framework's server on Ringwire
+     *         ({@code webflux-ringwire}) the same framework on epoll and io_uring ({@code webflux-epoll},
+     *         {@code webflux-io_uring})
+     */
+    static List<String> against(String server) {
+        String framework = framework(server);
+        return framework.isEmpty() ? AGAINST : List.of(framework + "epoll", framework + "io_uring");
+    }
+
+    /** @return "webflux-" for {@code webflux-ringwire}, "vertx-" for {@code vertx-ringwire}, else "" */
+    private static String framework(String server) {
+        return server.endsWith("-" + Competitor.RINGWIRE.label())
+            ? server.substring(0, server.length() - Competitor.RINGWIRE.label().length()) : "";
+    }
+
+    /** @return whether {@code server} is Ringwire under a framework, compared with that framework elsewhere */
+    private static boolean onFramework(String server) {
+        return !framework(server).isEmpty() && Competitor.httpOnly(server);
+    }
+
     private static Entry entry(Summary s) {
         List<Line> lines = new ArrayList<>();
         for (Summary.Row r : s.rows()) {
-            if (!Competitor.transportOf(r.server()).equals(Competitor.RINGWIRE.label())) {
+            if (!Competitor.transportOf(r.server()).equals(Competitor.RINGWIRE.label()) && !onFramework(r.server())) {
                 continue;
             }
             List<Cell> cells = new ArrayList<>();
-            for (String against : AGAINST) {
+            for (String against : against(r.server())) {
                 Summary.Row other = s.row(against);
                 cells.add(other == null ? new Cell(against, null, null) : new Cell(against,
                     Stats.Comparison.of(r.cpuRuns(), other.cpuRuns()),
@@ -208,6 +231,13 @@ record Overview(List<Overview.Entry> entries) {
             }
             for (Line l : e.lines()) {
                 boolean own = l.server().equals(Competitor.RINGWIRE.label());
+                if (onFramework(l.server())) {
+                    List<String> others = against(l.server());
+                    wrap(b, l.server() + " × " + others.get(0) + ", × " + others.get(1) + ":", "  ", "    ");
+                    row(b, "    CPU per message", l, true, e.openLoop());
+                    row(b, "    rate", l, false, e.openLoop());
+                    continue;
+                }
                 row(b, own ? "  CPU per message" : "  CPU, " + l.server(), l, true, e.openLoop());
                 if (own) {
                     row(b, "  rate", l, false, e.openLoop());

@@ -352,7 +352,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         if (!openLoop() && !bothBound.isEmpty()) {
             // a loop that always finds work takes smaller batches rather than sleeping: it spends its core whatever
             // the rate, so its CPU per message is its core over the rate the pair reached (docs/benchmarks.md,
-            // session 28: one server's runs 3.33-4.07 µs, each its core over that run's rate)
+            // docs/benchmarks.md, "How the lab measures": one build's runs 3.33-4.07 µs, each its core over that run's rate)
             b.append("; both sides used ≥ 0.9 of their cores against ").append(String.join(", ", bothBound))
                 .append(": the rate is the pair's, and a server that never sleeps spends its core whatever the rate, "
                     + "so its CPU per message there is its core over the rate the generator kept up with it; a fixed "

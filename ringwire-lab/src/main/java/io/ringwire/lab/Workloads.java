@@ -60,7 +60,7 @@ final class Workloads {
 
     /**
      * UDP echo: {@code clients} sockets, each with {@code depth} datagrams of {@code size} bytes in flight; the
-     * servers echo each to its sender (issue 11: many small datagrams, where one multishot RECVMSG can bring many).
+     * servers echo each to its sender (many small datagrams, where one multishot RECVMSG can bring many).
      */
     static Experiment udpEcho(Experiment.Settings s, int clients, int size, int depth) {
         return new Experiment("udp-echo", String.format(Locale.ROOT, "%d clients × %d B × %d in flight", clients,
@@ -116,7 +116,7 @@ final class Workloads {
     }
 
     /**
-     * Seed 000's front-end at scale (issue 13): {@code conns} connections, each sending one {@code size}-byte message
+     * Seed 000's front-end at scale: {@code conns} connections, each sending one {@code size}-byte message
      * every {@code intervalSeconds} (open loop, the connections in turn, so the offered rate is conns / interval),
      * every server's memory per connection measured besides its CPU at that load and the latency.
      */

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * lasts the window. Paced ({@code rate > 0}): each connection pauses before each write (wrk's {@code delay} hook) so
  * that all of them together offer that many requests per second, a fixed load at which the servers' own costs
  * compare; at wrk's full speed the server and wrk each near a core, and a server's CPU per request is its core over
- * the rate the pair reached (docs/benchmarks.md, session 28 section 6). The pause is per connection, after its
+ * the rate the pair reached (docs/benchmarks.md, "How the lab measures"). The pause is per connection, after its
  * answer: a closed loop with think time, not an open loop, so a server that falls behind is offered less, which the
  * achieved rate shows.
  */
@@ -57,7 +57,7 @@ final class WrkBenchmark {
 
     /**
      * A connection's period, ms, below which the pace is rough: at 80k requests/s over 256 connections (3.2 ms) the
-     * windows reached 63k-113k, at 30k (8.5 ms) 25k-33k (docs/benchmarks.md, session 29).
+     * windows reached 63k-113k, at 30k (8.5 ms) 25k-33k (docs/benchmarks.md, "http").
      */
     static final double ROUGH_PACE_MILLIS = 5;
 

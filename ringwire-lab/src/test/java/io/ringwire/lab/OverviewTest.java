@@ -103,6 +103,26 @@ class OverviewTest {
     }
 
     @Test
+    void aFrameworkOnRingwireIsSetAgainstTheSameFrameworkOnNettysTransports() {
+        List<RunResult> runs = new ArrayList<>();
+        for (int round = 1; round <= 2; round++) {
+            runs.add(SummaryTest.run("http", "webflux-ringwire", round, 30_000, 20.0 + round, 0, 0));
+            runs.add(SummaryTest.run("http", "webflux-epoll", round, 30_000, 25.0 + round, 0, 0));
+        }
+        Summary s = Summary.of(runs).get(0);
+        Overview.Line line = Overview.of(List.of(s)).entries().get(0).lines().get(0);
+        assertEquals("webflux-ringwire", line.server());
+        assertEquals(List.of("webflux-epoll", "webflux-io_uring"), line.cells().stream().map(Overview.Cell::against)
+            .toList());
+        assertEquals(Stats.Difference.LOWER, line.cells().get(0).cpu().difference());
+        assertNull(line.cells().get(1).cpu(), "webflux-io_uring did not run");
+        String text = Overview.of(List.of(s)).text(null);
+        assertTrue(text.contains("webflux-ringwire × webflux-epoll, × webflux-io_uring:"), text);
+        assertFalse(text.contains("ringwire did not run"), text);
+        ProgressTest.assertFits(text);
+    }
+
+    @Test
     void theSeedsFigureIsSetBesideTheSameRatioWhereTheSeedGaveOne() {
         Experiment.Settings three = new Experiment.Settings(Lab.QUICK_SERVERS, 1, 2, 6, 3, 1);
         Experiment fixed = Workloads.echo(three, 500, 128, 1, 20_000);

@@ -67,6 +67,20 @@ final class ApiSurface {
         }
     }
 
+    /**
+     * @return the {@code Automatic-Module-Name} of {@code code}'s manifest; empty for a classes directory that the
+     *         build has not packed yet, and for a jar without one
+     */
+    static Optional<String> automaticModuleName(Path code) throws IOException {
+        if (Files.isDirectory(code)) {
+            return Optional.empty();
+        }
+        try (var jar = new java.util.jar.JarFile(code.toFile())) {
+            java.util.jar.Manifest m = jar.getManifest();
+            return Optional.ofNullable(m == null ? null : m.getMainAttributes().getValue("Automatic-Module-Name"));
+        }
+    }
+
     /** @return the binary names of every class in {@code code} (a jar or a directory) */
     static List<String> classNames(Path code) throws IOException {
         if (Files.isDirectory(code)) {

@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The guide's and the reference's links within the repository lead somewhere: each relative link names a file that
+ * The links of the README, the changelog and every page under docs/ lead somewhere within the repository: each relative link names a file that
  * exists, and each {@code #anchor} a heading of that file, by GitHub's rule for heading anchors (lower case, spaces
  * to hyphens, punctuation dropped, {@code -1}, {@code -2} for repeated headings).
  */
@@ -27,10 +27,16 @@ class LinksTest {
 
     @Test
     void relativeLinksAndAnchorsResolve() {
-        Path docs = Markdown.root().resolve("docs");
+        Path root = Markdown.root();
+        List<Path> pages = new ArrayList<>(List.of(root.resolve("README.md"), root.resolve("CHANGELOG.md")));
+        try (var docs = Files.list(root.resolve("docs"))) {
+            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         List<String> problems = new ArrayList<>();
-        for (String name : List.of("guide.md", "reference.md")) {
-            Path file = docs.resolve(name);
+        for (Path file : pages) {
+            String name = root.relativize(file).toString();
             List<String> lines = Markdown.lines(file);
             boolean inCode = false;
             for (int i = 0; i < lines.size(); i++) {

@@ -37,8 +37,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
  * once the connections go quiet (Netty's loop waits at most a second, and an idle wait ends with ETIME) used to send
  * the loop's every-iteration methods back to the interpreter. At a low rate they were profiled and compiled again only
  * tens of seconds later, and every message meanwhile ran through profiled C1 code: 1,000 connections at 100 messages/s
- * after 4 s of quiet cost 1.39 x Netty epoll's CPU per message before the fix, 1.15 x after (docs/benchmarks.md,
- * session 25).
+ * after 4 s of quiet cost 1.39 x Netty epoll's CPU per message before the fix, 1.15 x after.
  *
  * <p>The JIT's state is per process, and other tests would leave it in any state, so the scenario runs in a JVM of its
  * own ({@link Scenario}), which watches the JIT through JFR's compilation and deoptimization events: echo traffic until

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Many loops on one port (issue 13): a listener per loop with SO_REUSEPORT, the kernel spreading connections over
+ * Many loops on one port: a listener per loop with SO_REUSEPORT, the kernel spreading connections over
  * them, each connection served on the loop that accepted it. Without the option, a second listener on the port is
  * refused with the errno's name.
  */

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The loop's receive ring starts with a few buffers and doubles when a burst finds it empty (issue 13: a quiet loop
+ * The loop's receive ring starts with a few buffers and doubles when a burst finds it empty (a quiet loop
  * keeps a few pages resident, not every buffer): the receives that found it empty are armed on the grown ring again
  * (none falls back to a buffer of its own, which an idle connection would then hold until its next bytes), every byte
  * arrives intact and in order, and the ring grows no further than its entries.

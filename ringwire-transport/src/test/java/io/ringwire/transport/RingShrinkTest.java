@@ -26,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The receive ring that grew for a burst gives its buffers back once the loop needs fewer (issue 9: memory no higher
- * than epoll's): while one connection then echoes small messages, the ring shrinks to what a batch of completions
+ * The receive ring that grew for a burst gives its buffers back once the loop needs fewer (memory follows the load):
+ * while one connection then echoes small messages, the ring shrinks to what a batch of completions
  * needed (at least its initial 64 buffers) and the pages of the rest go back to the system; every echoed byte is
  * intact, during the shrink and after; and a second burst grows the ring again without any receive falling back to a
  * buffer of its own. The loop looks at what it needed every 50 ms here; when is up to the machine, so the test waits

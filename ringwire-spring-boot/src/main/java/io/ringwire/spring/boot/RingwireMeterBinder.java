@@ -36,6 +36,8 @@ public final class RingwireMeterBinder implements MeterBinder {
         ACCEPTS("accepts", "connections accepted", null, RingwireCounters::accepts),
         ACCEPT_BACKOFFS("accept.backoffs", "accepts paused for lack of file descriptors", null,
             RingwireCounters::acceptBackoffs),
+        HANDLER_FAILURES("handler.failures", "exceptions and errors handlers threw into the loops, which went on", null,
+            RingwireCounters::handlerFailures),
         BUFFER_RING_EXHAUSTED("buffer.ring.exhausted", "receives that found the provided buffer ring empty", null,
             RingwireCounters::bufferRingExhausted),
         CQ_OVERFLOWS("cq.overflows", "iterations that found the completion queue overflowed", null,
