@@ -91,8 +91,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * four receives of 64 KiB. With the allocator's whole budget (16 reads, 1 MiB) the frames a decoder sliced from
      * the first receives, and the bytes the SEND copies, are out of the CPU's cache by the time they are written, and
      * more of them wait at once: single-stream cost 0.71 µs per message with 16 receives per loop against 0.57 with 4
-     * (0.81 with 1), and in another sitting 0.83 against 0.77 with an allocator peak of 13 against 5 MiB
-     * (docs/benchmarks.md, session 15).
+     * (0.81 with 1), and in another run 0.83 against 0.77 with an allocator peak of 13 against 5 MiB.
      */
     static final int READ_LOOP_BYTES = 256 * 1024;
 
@@ -140,7 +139,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     /**
      * The messages of descriptors passed in flight (Unix domain sockets, SCM_RIGHTS), made at the first: most
-     * connections never pass one, and an idle connection should not carry their fields (issue 13).
+     * connections never pass one, and an idle connection should not carry their fields.
      */
     private static final class Descriptors {
         /** The message of the RECVMSG in flight that takes a descriptor; the channel owns it until the CQE. */
@@ -163,7 +162,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     private ByteBuf pendingInput;
     /**
      * What a FileRegion write needs, made at the channel's first FileRegion: most connections never send one, and
-     * an idle connection should not carry its fields (issue 13).
+     * an idle connection should not carry its fields.
      */
     private static final class FileWrite {
         /** Bytes of the FileRegion being written, copied out of it and not yet sent; the channel owns them. */
@@ -1220,8 +1219,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          * kept as resident memory) and was made three times (the loop's dispatch, its lambda, complete). Apart, the
          * largest is 14-22 MB and the echo server's resident set about 10 MiB smaller at the same CPU per message.
          * Direct receives (bulk streams) and write completions are still called directly: there the frame decoder's
-         * compilations are the largest either way, and the measurements did not show a gain (docs/benchmarks.md,
-         * session 16).
+         * compilations are the largest either way, and the measurements did not show a gain.
          */
         private static MethodHandle recvCompleteEntry = recvCompleteHandle();
 

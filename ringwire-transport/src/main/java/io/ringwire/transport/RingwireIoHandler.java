@@ -636,7 +636,7 @@ public final class RingwireIoHandler implements IoHandler {
             }
         }
         // a few buffers in use at first, doubling each time the ring runs dry: a quiet loop keeps a few pages
-        // resident, not every buffer (issue 13)
+        // resident, not every buffer
         return BufferRing.registerGrowable(ring, RECV_BUFFER_GROUP, config.bufferRingEntries(false),
             config.bufferSize(false), config.initialRingBuffers());
     }
@@ -695,7 +695,7 @@ public final class RingwireIoHandler implements IoHandler {
      * Whether an enter failed in a way worth a warning, computed without a branch. A busy loop's enters never fail,
      * so C2 compiles a test of {@code ret < 0} as a trap for a case never seen; the first wait that times out (ETIME)
      * once the load drops then sends {@link #run} back to the interpreter, and at a low rate it is profiled and
-     * compiled again only tens of seconds later, costing every message meanwhile (docs/benchmarks.md, session 25).
+     * compiled again only tens of seconds later, costing every message meanwhile.
      * The branch that remains, on this method's result, is never taken on a busy loop nor on an idle one.
      *
      * @param ret what {@code io_uring_enter} returned

@@ -71,14 +71,16 @@ import io.netty.util.internal.SystemPropertyUtil;
  *                           direct descriptors, and hold no file descriptor: a loop holds as many as the open-file
  *                           limit, and N loops N times that. The listener accepts into its loop's table (multishot
  *                           ACCEPT with IORING_FILE_INDEX_ALLOC), a connection Netty registers with another loop moves
- *                           to that loop's table (MSG_RING), client sockets are made there (SOCKET); the table is then
- *                           registered at the open-file limit (8 bytes of kernel memory per slot). Socket options go
+ *                           to that loop's table (MSG_RING), and a connection with an fd that joins it (a client
+ *                           made before it knew its loop) goes into the table and closes its fd; with the system
+ *                           property on, client sockets are made in a slot (SOCKET) and never hold an fd. The table
+ *                           is then registered at the open-file limit (8 bytes of kernel memory per slot). Socket
+ *                           options go
  *                           through URING_CMD, and the few calls that need an fd (getsockname, TCP-level
  *                           getsockopt, TCP_INFO) get one for the call (FIXED_FD_INSTALL) and close it at once. Needs
  *                           Linux 6.8 (SOCKET and ACCEPT into a slot 5.19, MSG_RING SEND_FD 6.0, URING_CMD socket
  *                           options 6.7, FIXED_FD_INSTALL 6.8); without, connections use fds, said once in the log.
- *                           {@code fixedFiles} 0 (no table) turns them off too
- *                           See {@link RingwireSocketChannel}
+ *                           {@code fixedFiles} 0 (no table) turns them off too. See {@link RingwireSocketChannel}
  */
 public record RingwireIoHandlerConfig(int ringEntries, int cqEntries, int bufferRingEntries,
                                       int initialBufferRingEntries, int bufferSize,

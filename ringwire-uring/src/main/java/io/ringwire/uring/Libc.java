@@ -36,7 +36,7 @@ public final class Libc {
         ThreadLocal.withInitial(Libc::newErrnoCapture);
 
     // Each downcall is linked when first used (a holder class per function): linking makes a stub of generated
-    // classes, about 0.5 MB of resident memory each, and a server uses fewer than half of them (session 16).
+    // classes, about 0.5 MB of resident memory each, and a server uses fewer than half of them.
 
     // long syscall(long number, ...): variadic, so the linker must know where the variadic part starts (AL on x86_64)
     private static final class Syscall6 {

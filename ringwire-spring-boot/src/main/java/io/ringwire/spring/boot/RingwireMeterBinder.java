@@ -46,7 +46,11 @@ public final class RingwireMeterBinder implements MeterBinder {
             RingwireCounters::sqRefusals),
         ZERO_COPY_SENDS("zero.copy.sends", "zero-copy sends", null, RingwireCounters::zeroCopySends),
         MIN_WAITS("min.waits", "sleeps with a minimum wait (ringwire.min-wait-micros)", null,
-            RingwireCounters::minWaits);
+            RingwireCounters::minWaits),
+        FD_INSTALLS("fd.installs", "file descriptors installed for a call on a direct descriptor, closed at once", null,
+            RingwireCounters::fdInstalls),
+        MSG_RING_TRANSFERS("msg.ring.transfers", "direct descriptors moved to another loop's table (MSG_RING)", null,
+            RingwireCounters::msgRingTransfers);
 
         final String name;
         final String description;
@@ -74,6 +78,8 @@ public final class RingwireMeterBinder implements MeterBinder {
             RingwireCounters::bufferRingBuffers),
         FIXED_FILES("ringwire.loop.fixed.files", "connections in the loops' fixed-file tables",
             RingwireCounters::fixedFiles),
+        DIRECT_DESCRIPTORS("ringwire.loop.direct.descriptors", "connections on direct descriptors, holding no fd",
+            RingwireCounters::directDescriptors),
         SQES_PER_ENTER("ringwire.loop.sqes.per.enter", "submission queue entries per io_uring_enter (the batch)",
             RingwireCounters::sqes, RingwireCounters::enters),
         CQES_PER_ENTER("ringwire.loop.cqes.per.enter", "completion queue entries per io_uring_enter",

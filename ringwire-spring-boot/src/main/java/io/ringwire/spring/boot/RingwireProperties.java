@@ -82,6 +82,12 @@ public class RingwireProperties {
     private int fixedFiles = 16384;
 
     /**
+     * Whether stream connections live only in the loops' fixed-file tables (direct descriptors, Linux 6.8) and hold no
+     * file descriptor: each loop then holds as many connections as the open-file limit.
+     */
+    private boolean directDescriptors = false;
+
+    /**
      * Microseconds an idle loop, once asleep, lets completions gather before it wakes (Linux 6.12); 0 for none.
      * Fewer wake-ups at a moderate load, for up to this much latency on each message.
      */
@@ -112,6 +118,7 @@ public class RingwireProperties {
             .multishotRecv(multishotRecv)
             .bufferRing(bufferRing)
             .fixedFiles(fixedFiles)
+            .directDescriptors(directDescriptors)
             .minWaitMicros(minWaitMicros)
             .bufferRingShrinkMillis(bufferRingShrinkMillis)
             .build();
@@ -267,6 +274,14 @@ public class RingwireProperties {
 
     public void setFixedFiles(int fixedFiles) {
         this.fixedFiles = fixedFiles;
+    }
+
+    public boolean isDirectDescriptors() {
+        return directDescriptors;
+    }
+
+    public void setDirectDescriptors(boolean directDescriptors) {
+        this.directDescriptors = directDescriptors;
     }
 
     public int getMinWaitMicros() {
