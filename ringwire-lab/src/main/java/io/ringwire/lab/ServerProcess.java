@@ -110,19 +110,35 @@ final class ServerProcess implements AutoCloseable {
             + (p.isAlive() ? "?" : p.exitValue()) + "):\n" + seen);
     }
 
+    /** Where servers' log lines go (appended), from {@code RINGWIRE_LAB_SERVER_LOG}; null: dropped. */
+    private static final String SERVER_LOG = System.getenv("RINGWIRE_LAB_SERVER_LOG");
+
     private void readReplies(BufferedReader out) {
+        java.io.PrintWriter log = null;
         try {
+            if (SERVER_LOG != null && !SERVER_LOG.isEmpty()) {
+                log = new java.io.PrintWriter(java.nio.file.Files.newBufferedWriter(java.nio.file.Path.of(SERVER_LOG),
+                    StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND), true);
+                log.println("--- server pid " + process.pid());
+            }
             String line;
             while ((line = out.readLine()) != null) {
                 if (line.startsWith("STATS") || line.startsWith("LIVE") || line.startsWith("MEMORY")
                     || line.startsWith("CONNS")
                     || line.equals("OK") || line.startsWith("ERROR")) {
                     replies.add(line);
+                } else if (log != null) {
+                    log.println(line);
                 }
-                // anything else (a server's log line) is read and dropped so the pipe never fills
+                // otherwise a server's log line is read and dropped, so the pipe never fills
             }
         } catch (IOException ignored) {
             // the server ended
+        } finally {
+            if (log != null) {
+                log.close();
+            }
         }
     }
 

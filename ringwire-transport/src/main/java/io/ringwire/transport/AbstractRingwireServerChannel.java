@@ -160,11 +160,15 @@ abstract class AbstractRingwireServerChannel extends AbstractRingwireChannel imp
 
     /**
      * @return whether the loop's table has room for every connection the accept queue can hold, and some for those
-     *         moving to other loops meanwhile: then a multishot ACCEPT cannot find it full
+     *         moving to other loops meanwhile: then a multishot ACCEPT cannot find it full; and whether the loop's
+     *         completion queue holds such a burst with the completions of two synchronous calls per connection (its
+     *         first options, on its slot), handed out in one batch: a call whose completion finds the queue full
+     *         fails, and so would the registration of the connection it was for
      */
     private boolean roomForABurst(RingwireIoHandler h) {
         RingwireCounters c = h.counters();
-        return c.fixedFileSlots() - c.fixedFiles() > Math.min(backlog(), io.netty.util.NetUtil.SOMAXCONN) + 64;
+        int burst = Math.min(backlog(), io.netty.util.NetUtil.SOMAXCONN);
+        return c.fixedFileSlots() - c.fixedFiles() > burst + 64 && h.cqEntries() >= 3 * burst;
     }
 
     /** Says once per process, at warn level, that a loop's table is full, and what to do. */

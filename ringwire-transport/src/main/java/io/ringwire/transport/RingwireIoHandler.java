@@ -425,6 +425,56 @@ public final class RingwireIoHandler implements IoHandler {
         return syncArea;
     }
 
+    /** @return the completion queue's entries, as the kernel made it */
+    int cqEntries() {
+        return cq.entries();
+    }
+
+    /**
+     * Completions taken out of a full CQ by a synchronous call made outside the dispatch (a task on the loop), to make
+     * room for its own: handed to the dispatch first, in their order, at the next drain. Empty but then.
+     */
+    private long[] stashedUserData = new long[0];
+    private int[] stashedRes = new int[0];
+    private int[] stashedFlags = new int[0];
+    private int stashed;
+    /** The dispatch is handing out completions now: the CQ's head is the drain's, not to be moved under it. */
+    private boolean draining;
+    private final CompletionHandler stasher = this::stash;
+
+    private void stash(long userData, int res, int flags) {
+        if (stashed == stashedUserData.length) {
+            int n = Math.max(64, stashed * 2);
+            stashedUserData = java.util.Arrays.copyOf(stashedUserData, n);
+            stashedRes = java.util.Arrays.copyOf(stashedRes, n);
+            stashedFlags = java.util.Arrays.copyOf(stashedFlags, n);
+        }
+        stashedUserData[stashed] = userData;
+        stashedRes[stashed] = res;
+        stashedFlags[stashed] = flags;
+        stashed++;
+    }
+
+    /** @return the result of {@code userData}'s completion if it was stashed, else {@link Integer#MIN_VALUE} */
+    private int stashedResult(long userData) {
+        for (int i = stashed - 1; i >= 0; i--) {
+            if (stashedUserData[i] == userData) {
+                return stashedRes[i];
+            }
+        }
+        return Integer.MIN_VALUE;
+    }
+
+    /** Hands the stashed completions to the dispatch, oldest first. */
+    private int dispatchStashed() {
+        int n = stashed;
+        stashed = 0; // (a completion handler's synchronous call cannot stash: the dispatch is draining)
+        for (int i = 0; i < n; i++) {
+            dispatch(stashedUserData[i], stashedRes[i], stashedFlags[i]);
+        }
+        return n;
+    }
+
     /**
      * The ring is closed (at the end of {@link #destroy()}): a channel that fails its registration afterwards may
      * still close, and must not write an SQE into unmapped memory.
@@ -435,7 +485,8 @@ public final class RingwireIoHandler implements IoHandler {
      * One SQE submitted now and its result waited for: a socket option, an address, an fd for a call, on a direct
      * descriptor. Everything queued before it leaves in the same enter; completions of other operations stay in the
      * CQ for the loop's dispatch, in their order (this one's is passed over there). The operations used complete
-     * while the enter submits them. On the loop only; counted in {@link RingwireCounters#syncEnters()}.
+     * while the enter submits them, so it asks for no other completions; only if this one is not there does it wait.
+     * On the loop only; counted in {@link RingwireCounters#syncEnters()}.
      *
      * @param opcode the SQE's opcode
      * @param prep   writes the SQE
@@ -457,13 +508,30 @@ public final class RingwireIoHandler implements IoHandler {
         long entersBefore = ring.enterCount();
         long deadline = System.nanoTime() + SYNC_DEADLINE_NANOS;
         try {
-            ring.submitAndWait(0, -1);
+            // submitted without GETEVENTS: the operations used complete while the enter submits them, and no other
+            // completion work runs. With GETEVENTS a listener's multishot ACCEPT would take every connection waiting,
+            // and during an accept burst each connection's first options would bring in more completions than the
+            // loop hands out, until the CQ is full and the next synchronous call finds no room for its completion
+            if (!draining && cq.ready() >= cq.entries()) {
+                cq.drain(stasher, Integer.MAX_VALUE); // room for this call's completion
+            }
+            ring.submit();
             for (;;) {
                 int res = cq.postedResult(userData, 0);
                 if (res != Integer.MIN_VALUE) {
                     return res;
                 }
                 long left = deadline - System.nanoTime();
+                if (!draining && cq.ready() >= cq.entries() && left > 0) {
+                    // full again, or completions that overflowed while it was: taken out, and the overflow flushed in
+                    cq.drain(stasher, Integer.MAX_VALUE);
+                    res = stashedResult(userData);
+                    if (res != Integer.MIN_VALUE) {
+                        return res;
+                    }
+                    ring.submitAndWait(0, -1);
+                    continue;
+                }
                 if (left <= 0 || cq.ready() >= cq.entries()) {
                     throw new IllegalStateException("no completion for " + IoUringConstants.opName(opcode) + " in "
                         + (left <= 0 ? "10 s" : "a full completion queue"));
@@ -649,7 +717,7 @@ public final class RingwireIoHandler implements IoHandler {
         retryRefused();
         prepareHandlesBeforeEnter();
         int ret;
-        if (cq.ready() == 0 && context.canBlock()) {
+        if ((cq.ready() | stashed) == 0 && context.canBlock()) { // (stashed: completions a task's call took out)
             if (!wakeupReadArmed && reserveSqe()) {
                 wakeupFd.prepRead(sq, WAKEUP_USER_DATA);
                 wakeupReadArmed = true;
@@ -801,10 +869,18 @@ public final class RingwireIoHandler implements IoHandler {
         int n;
         long recvsBefore = counters.recvs;
         grewThisDrain = false;
-        do {
-            n = cq.drain(dispatcher, MAX_CQES_PER_DRAIN);
-            total += n;
-        } while (n == MAX_CQES_PER_DRAIN);
+        draining = true;
+        try {
+            if (stashed > 0) {
+                total += dispatchStashed();
+            }
+            do {
+                n = cq.drain(dispatcher, MAX_CQES_PER_DRAIN);
+                total += n;
+            } while (n == MAX_CQES_PER_DRAIN);
+        } finally {
+            draining = false;
+        }
         counters.cqes += total;
         // kept from the last batch that had completions; chosen without a branch (see unexpectedEnterError)
         int hadCompletions = (total | -total) >> 31; // all ones when total > 0

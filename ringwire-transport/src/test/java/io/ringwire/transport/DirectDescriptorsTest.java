@@ -277,6 +277,55 @@ class DirectDescriptorsTest {
             (q, ud) -> q.prepNop(ud)));
     }
 
+    /**
+     * A burst of connections waiting to be accepted, each given options as it is (ServerBootstrap's child options, a
+     * synchronous URING_CMD on its slot), on a loop whose completion queue (128) is smaller than the burst (500): a
+     * synchronous call whose completion finds the queue full fails, and the connection it was for is closed (before,
+     * 10 of the 500 became active). The listener accepts one at a time where the queue cannot hold a burst with two
+     * calls per connection; a call made from a task while the queue is full (the option read back here, after every
+     * client has written) takes the waiting completions out for the dispatch, to make room for its own.
+     */
+    @Test
+    void anAcceptBurstWithChildOptionsLosesNoConnection() throws Exception {
+        int n = 500;
+        EventLoopGroup small = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(
+            RingwireIoHandlerConfig.builder().directDescriptors(true).ringEntries(64).cqEntries(128).build()));
+        TrackingEcho echo = new TrackingEcho(n);
+        List<Socket> sockets = new ArrayList<>();
+        try {
+            Channel server = new ServerBootstrap().group(small).channel(RingwireServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024).childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true).childHandler(echo)
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+            // suspended: every connection waits in the backlog, then one burst
+            small.next().submit(() -> server.config().setAutoRead(false)).sync();
+            for (int i = 0; i < n; i++) {
+                sockets.add(new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) server.localAddress())
+                    .getPort()));
+            }
+            small.next().submit(() -> server.config().setAutoRead(true)).sync();
+            assertTrue(echo.active.await(60, TimeUnit.SECONDS), "all accepted and active: "
+                + (n - echo.active.getCount()) + " of " + n);
+            for (Socket s : sockets) {
+                s.getOutputStream().write(7);
+            }
+            for (Socket s : sockets) {
+                s.setSoTimeout(30_000);
+                assertEquals(7, s.getInputStream().read(), "echoed");
+            }
+            assertEquals(n, echo.open.get(), "none closed");
+            for (Channel c : echo.channels) {
+                assertTrue(c.config().getOption(ChannelOption.TCP_NODELAY), "its child option is on");
+            }
+            server.close().sync();
+        } finally {
+            for (Socket s : sockets) {
+                s.close();
+            }
+            small.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
+    }
+
     @Test
     void aConnectionMovesBetweenLoopsAndKeepsServing() throws Exception {
         TrackingEcho echo = new TrackingEcho(1);
