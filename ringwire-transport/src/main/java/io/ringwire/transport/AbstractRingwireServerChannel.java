@@ -257,12 +257,7 @@ abstract class AbstractRingwireServerChannel extends AbstractRingwireChannel imp
                 pipeline().fireExceptionCaught(t);
                 return;
             }
-            if (!config().isAutoRead()) {
-                readPending = false;
-            }
-            acceptedInBatch = true;
-            registration.notifyAfterCompletions();
-            pipeline().fireChannelRead(child);
+            handOver(child);
         }
 
         private void accepted(int childFd) {
@@ -276,6 +271,11 @@ abstract class AbstractRingwireServerChannel extends AbstractRingwireChannel imp
                 pipeline().fireExceptionCaught(t);
                 return;
             }
+            handOver(child);
+        }
+
+        /** An accepted connection goes up the pipeline (to ServerBootstrap's acceptor, which registers it). */
+        private void handOver(AbstractRingwireChannel child) {
             if (!config().isAutoRead()) {
                 readPending = false;
             }
