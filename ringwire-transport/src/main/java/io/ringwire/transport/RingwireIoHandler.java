@@ -476,12 +476,6 @@ public final class RingwireIoHandler implements IoHandler {
     }
 
     /**
-     * The ring is closed (at the end of {@link #destroy()}): a channel that fails its registration afterwards may
-     * still close, and must not write an SQE into unmapped memory.
-     */
-    private boolean ringClosed;
-
-    /**
      * One SQE submitted now and its result waited for: a socket option, an address, an fd for a call, on a direct
      * descriptor. Everything queued before it leaves in the same enter; completions of other operations stay in the
      * CQ for the loop's dispatch, in their order (this one's is passed over there). The operations used complete
@@ -495,7 +489,8 @@ public final class RingwireIoHandler implements IoHandler {
      * @throws IllegalStateException if the SQ refuses or the completion does not come within 10 s
      */
     int syncCall(byte opcode, SyncSqe prep) {
-        if (ringClosed) {
+        if (ring.isClosed()) {
+            // (at the end of destroy(): a channel whose registration fails afterwards still closes, and flushes)
             return -Errno.EBADF;
         }
         if (!sq.tryReserve()) {
@@ -1085,7 +1080,6 @@ public final class RingwireIoHandler implements IoHandler {
                 recvBuffers.close();
             }
             wakeupFd.close();
-            ringClosed = true;
             ring.close();
             scratchArena.close();
         } else {
