@@ -512,7 +512,7 @@ public final class RingwireIoHandler implements IoHandler {
             }
             ring.submit();
             for (;;) {
-                int res = cq.postedResult(userData, 0);
+                int res = cq.newestPostedResult(userData); // (completed as submitted: at the tail)
                 if (res != Integer.MIN_VALUE) {
                     return res;
                 }

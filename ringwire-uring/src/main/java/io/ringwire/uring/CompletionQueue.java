@@ -84,6 +84,25 @@ public final class CompletionQueue {
     }
 
     /**
+     * Like {@link #postedResult}, looking from the newest CQE back: for an op whose user_data is unique among the
+     * CQEs not handed out yet and which completed as it was submitted (its CQE is at or near the tail), found without
+     * reading the whole batch before it.
+     *
+     * @param userData the op's user_data, unique among the unhandled CQEs
+     * @return its res, or {@link Integer#MIN_VALUE} when the kernel has not posted it
+     */
+    public int newestPostedResult(long userData) {
+        final int tail = RawMemory.getIntAcquire(ktail);
+        for (int p = tail - 1; p - unhandled >= 0; p--) {
+            long cqe = cqes + (long) (p & mask) * IoUringCqe.SIZE;
+            if (RawMemory.getLong(cqe + IoUringCqe.USER_DATA_OFFSET) == userData) {
+                return RawMemory.getInt(cqe + IoUringCqe.RES_OFFSET);
+            }
+        }
+        return Integer.MIN_VALUE;
+    }
+
+    /**
      * Looks ahead for a completion the kernel has posted but this queue has not handed out yet: inside
      * {@link #drain}'s handler, among the CQEs after the one being handled. For a caller that must know an op's
      * outcome before its turn comes (a close in the middle of a batch, deciding whether a write's bytes went out).

@@ -153,6 +153,29 @@ class IoUringTest {
     }
 
     @Test
+    void newestPostedResultSeesTheSameCompletionsFromTheTail() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).build()) {
+            for (int i = 1; i <= 3; i++) {
+                ring.sq().prepNop(i);
+            }
+            assertEquals(3, ring.submitAndWait(3, -1));
+            CompletionQueue cq = ring.cq();
+            assertEquals(0, cq.newestPostedResult(1), "posted, none handed out yet (the oldest)");
+            List<Integer> lookups = new java.util.ArrayList<>();
+            cq.drain((userData, res, flags) -> {
+                if (userData == 2) {
+                    lookups.add(cq.newestPostedResult(1)); // handed out before
+                    lookups.add(cq.newestPostedResult(2)); // the one being handled
+                    lookups.add(cq.newestPostedResult(3)); // ahead
+                    lookups.add(cq.newestPostedResult(4)); // never submitted
+                }
+            }, Integer.MAX_VALUE);
+            assertEquals(List.of(Integer.MIN_VALUE, Integer.MIN_VALUE, 0, Integer.MIN_VALUE), lookups);
+            assertEquals(Integer.MIN_VALUE, cq.newestPostedResult(3), "every CQE handed out");
+        }
+    }
+
+    @Test
     void shouldSubmitWhenQueueIsFull() throws Exception {
         try (IoUring ring = IoUring.builder().entries(4).cqEntries(64).build()) {
             for (int i = 0; i < 10; i++) {
