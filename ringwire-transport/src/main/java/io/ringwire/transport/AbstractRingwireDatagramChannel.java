@@ -155,6 +155,16 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         }
     }
 
+    /**
+     * @param recipient where the datagram went
+     * @return the error of a send the kernel refused with ECONNREFUSED: for UDP, an ICMP port unreachable that an
+     *         earlier datagram of the connected channel brought back
+     */
+    Throwable sendRefused(SocketAddress recipient) {
+        return new PortUnreachableException("sendmsg: " + Errno.name(Errno.ECONNREFUSED) + " (an earlier datagram to "
+            + recipient + " found no socket on that port)");
+    }
+
     /** @return the segment size of a datagram to be cut into segments by the kernel (UDP GSO), or 0 */
     int segmentSize(Object msg) {
         return 0;
@@ -644,7 +654,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                     r.handler().counters().writeBytes += res;
                     in.remove();
                 } else {
-                    in.remove(sendError(res));
+                    in.remove(sendError(res, in.current()));
                 }
             }
         }
@@ -792,11 +802,16 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                 if (result >= 0) {
                     c.writeBytes += result;
                     in.remove();
-                } else if (linkedSends() && (result == -Errno.EAGAIN || peerFull && result == -Errno.ECANCELED)) {
+                } else if (linkedSends() && result == -Errno.EAGAIN) {
                     peerFull = true; // this one and the rest of the chain were not sent: they stay, in order
                     break;
+                } else if (linkedSends() && result == -Errno.ECANCELED) {
+                    // an earlier send of the chain failed (its own error went to its own promise): the kernel cut
+                    // the chain there, so this one and the rest were never tried; they stay, in order, and go in
+                    // the next batch (the channel is open: a close's cancels find the outbound buffer gone)
+                    break;
                 } else {
-                    in.remove(sendError(result));
+                    in.remove(sendError(result, in.current()));
                 }
             }
             if (peerFull && isOpen()) {
@@ -836,10 +851,11 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             }
         }
 
-        private Throwable sendError(int res) {
+        /** @return the error a send of {@code msg} failed with, {@code res} its CQE's result */
+        private Throwable sendError(int res, Object msg) {
             if (res == -Errno.ECONNREFUSED) {
-                return new PortUnreachableException("sendmsg: " + Errno.name(res) + " (an earlier datagram to "
-                    + remoteAddress() + " found no socket on that port)");
+                return sendRefused(msg instanceof AddressedEnvelope<?, ?> e && e.recipient() != null ? e.recipient()
+                    : remoteAddress());
             }
             if (res == -Errno.ECANCELED) {
                 return new java.nio.channels.ClosedChannelException();
