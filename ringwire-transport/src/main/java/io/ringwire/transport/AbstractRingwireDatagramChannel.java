@@ -176,6 +176,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
      *         goes again from there once POLLOUT says there is room. For sockets that copy a datagram before they
      *         find the peer's queue full (AF_UNIX): io_uring's own retry after EAGAIN resends from where that copy
      *         left the iovecs, and the peer gets an empty datagram (seen on Linux 6.18). It also keeps the order.
+     *         Such a batch is never longer than the SQ has room for, so it leaves in one enter as one chain.
      */
     boolean linkedSends() {
         return false;
@@ -694,6 +695,13 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             RingwireIoRegistration r = preparingFor;
             RingwireIoHandler h = r.handler();
             int size = sendSize(msg);
+            boolean linked = linkedSends();
+            if (linked && preparing > 0 && r.sq().remaining() == 0) {
+                // a full SQ would be submitted to make room, and a chain cannot span two enters: its first part
+                // would leave as a chain of its own, and the rest run whether or not that part met a full peer.
+                // The batch ends here; the rest go once it has completed
+                return false;
+            }
             if (size > h.scratchRemaining() || !r.reserveSqe()) {
                 return false; // next iteration
             }
@@ -701,7 +709,6 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             int iovecs = layOutSend(h, msg, region);
             SubmissionQueue q = r.sq();
             int slot = preparing++;
-            boolean linked = linkedSends();
             long sqe = q.prepSendmsg(fd, region, SocketConstants.MSG_NOSIGNAL
                 | (linked ? SocketConstants.MSG_DONTWAIT : 0), r.nextUserData(IORING_OP_SENDMSG, slot));
             if (linked) {
