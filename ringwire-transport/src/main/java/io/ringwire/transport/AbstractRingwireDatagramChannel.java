@@ -91,6 +91,13 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     private final int[] sendResults = new int[MAX_SENDS];
     /** The batch's first datagrams, settled by a close from their CQEs seen ahead of their turn. */
     private int sendsSettledAhead;
+    /**
+     * The UDP_SEGMENT control message of each send slot, made at the first segmented send. The kernel copies a
+     * SENDMSG's msghdr, address and iovecs when it takes the SQE, but reads {@code msg_control} from this memory each
+     * time it issues the send, and a send that met EAGAIN is issued again once there is room, iterations later, when
+     * the loop's scratch space holds other sends' bytes: so the message lives here, untouched until the slot's CQE.
+     */
+    private MemorySegment sendControls;
 
     /**
      * @param fd       the datagram socket
@@ -612,7 +619,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                     return;
                 }
                 long region = h.scratch(size);
-                layOutSend(h, in.current(), region);
+                layOutSend(h, in.current(), region, -1);
                 MemorySegment s = h.scratchSegment();
                 int res = Libc.sendmsg(fd, s.asSlice(region - s.address(), MSGHDR_SIZE),
                     SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT);
@@ -706,9 +713,9 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                 return false; // next iteration
             }
             long region = h.scratch(size);
-            int iovecs = layOutSend(h, msg, region);
-            SubmissionQueue q = r.sq();
             int slot = preparing++;
+            int iovecs = layOutSend(h, msg, region, slot);
+            SubmissionQueue q = r.sq();
             long sqe = q.prepSendmsg(fd, region, SocketConstants.MSG_NOSIGNAL
                 | (linked ? SocketConstants.MSG_DONTWAIT : 0), r.nextUserData(IORING_OP_SENDMSG, slot));
             if (linked) {
@@ -737,11 +744,12 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
 
         /**
          * Lays out the msghdr, address and iovecs of one flushed datagram at {@code region} ({@link #sendSize} bytes
-         * of the loop's scratch space).
+         * of the loop's scratch space); its control message, if it has one, goes in {@code slot}'s place in
+         * {@link #sendControls}, or for a sendmsg(2) made now ({@code slot} -1) in the region too.
          *
          * @return the iovecs
          */
-        private int layOutSend(RingwireIoHandler h, Object msg, long region) {
+        private int layOutSend(RingwireIoHandler h, Object msg, long region, int slot) {
             ByteBuf content = content(msg);
             SocketAddress recipient = msg instanceof AddressedEnvelope<?, ?> e ? e.recipient() : null;
             int readable = content.readableBytes();
@@ -749,8 +757,8 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             ByteBuffer[] parts = single != 0 || readable == 0 ? null : content.nioBuffers();
             int iovecs = parts == null ? 1 : parts.length;
             long name = region + MSGHDR_SIZE;
-            long control = name + SockAddr.STORAGE_SIZE;
-            long iov = control + CMSG_SPACE_2;
+            long iov = name + SockAddr.STORAGE_SIZE + CMSG_SPACE_2;
+            long control = 0;
             int nameLength = 0;
             if (recipient != null) {
                 MemorySegment s = h.scratchSegment();
@@ -764,6 +772,15 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             RawMemory.putLong(region + 24, iovecs);
             int segment = segmentSize(msg);
             if (segment > 0) {
+                if (slot < 0) {
+                    control = name + SockAddr.STORAGE_SIZE;
+                } else {
+                    MemorySegment c = sendControls;
+                    if (c == null) {
+                        sendControls = c = Arena.ofAuto().allocate((long) MAX_SENDS * CMSG_SPACE_2, 8);
+                    }
+                    control = c.address() + (long) slot * CMSG_SPACE_2;
+                }
                 // one control message, UDP_SEGMENT: the kernel cuts the datagram into segments of this size (GSO)
                 RawMemory.putLong(control, 18);                                  // cmsg_len: CMSG_LEN(2)
                 RawMemory.putInt(control + 8, SocketConstants.IPPROTO_UDP);      // cmsg_level SOL_UDP
@@ -771,7 +788,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                 RawMemory.putLong(control + 16, segment & 0xFFFF);               // the u16, and padding
                 h.counters().segmentedSends++;
             }
-            RawMemory.putLong(region + 32, segment > 0 ? control : 0);
+            RawMemory.putLong(region + 32, control);
             RawMemory.putLong(region + 40, segment > 0 ? CMSG_SPACE_2 : 0);
             RawMemory.putLong(region + 48, 0);
             if (parts == null) {
