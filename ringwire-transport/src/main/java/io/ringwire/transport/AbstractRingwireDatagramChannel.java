@@ -91,6 +91,13 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     private final int[] sendResults = new int[MAX_SENDS];
     /** The batch's first datagrams, settled by a close from their CQEs seen ahead of their turn. */
     private int sendsSettledAhead;
+    /**
+     * The UDP_SEGMENT control message of each send slot, made at the first segmented send. The kernel copies a
+     * SENDMSG's msghdr, address and iovecs when it takes the SQE, but reads {@code msg_control} from this memory each
+     * time it issues the send, and a send that met EAGAIN is issued again once there is room, iterations later, when
+     * the loop's scratch space holds other sends' bytes: so the message lives here, untouched until the slot's CQE.
+     */
+    private MemorySegment sendControls;
 
     /**
      * @param fd       the datagram socket
@@ -155,6 +162,16 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         }
     }
 
+    /**
+     * @param recipient where the datagram went
+     * @return the error of a send the kernel refused with ECONNREFUSED: for UDP, an ICMP port unreachable that an
+     *         earlier datagram of the connected channel brought back
+     */
+    Throwable sendRefused(SocketAddress recipient) {
+        return new PortUnreachableException("sendmsg: " + Errno.name(Errno.ECONNREFUSED) + " (an earlier datagram to "
+            + recipient + " found no socket on that port)");
+    }
+
     /** @return the segment size of a datagram to be cut into segments by the kernel (UDP GSO), or 0 */
     int segmentSize(Object msg) {
         return 0;
@@ -166,6 +183,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
      *         goes again from there once POLLOUT says there is room. For sockets that copy a datagram before they
      *         find the peer's queue full (AF_UNIX): io_uring's own retry after EAGAIN resends from where that copy
      *         left the iovecs, and the peer gets an empty datagram (seen on Linux 6.18). It also keeps the order.
+     *         Such a batch is never longer than the SQ has room for, so it leaves in one enter as one chain.
      */
     boolean linkedSends() {
         return false;
@@ -601,7 +619,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                     return;
                 }
                 long region = h.scratch(size);
-                layOutSend(h, in.current(), region);
+                layOutSend(h, in.current(), region, -1);
                 MemorySegment s = h.scratchSegment();
                 int res = Libc.sendmsg(fd, s.asSlice(region - s.address(), MSGHDR_SIZE),
                     SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT);
@@ -644,7 +662,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                     r.handler().counters().writeBytes += res;
                     in.remove();
                 } else {
-                    in.remove(sendError(res));
+                    in.remove(sendError(res, in.current()));
                 }
             }
         }
@@ -684,14 +702,20 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             RingwireIoRegistration r = preparingFor;
             RingwireIoHandler h = r.handler();
             int size = sendSize(msg);
+            boolean linked = linkedSends();
+            if (linked && preparing > 0 && r.sq().remaining() == 0) {
+                // a full SQ would be submitted to make room, and a chain cannot span two enters: its first part
+                // would leave as a chain of its own, and the rest run whether or not that part met a full peer.
+                // The batch ends here; the rest go once it has completed
+                return false;
+            }
             if (size > h.scratchRemaining() || !r.reserveSqe()) {
                 return false; // next iteration
             }
             long region = h.scratch(size);
-            int iovecs = layOutSend(h, msg, region);
-            SubmissionQueue q = r.sq();
             int slot = preparing++;
-            boolean linked = linkedSends();
+            int iovecs = layOutSend(h, msg, region, slot);
+            SubmissionQueue q = r.sq();
             long sqe = q.prepSendmsg(fd, region, SocketConstants.MSG_NOSIGNAL
                 | (linked ? SocketConstants.MSG_DONTWAIT : 0), r.nextUserData(IORING_OP_SENDMSG, slot));
             if (linked) {
@@ -720,11 +744,12 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
 
         /**
          * Lays out the msghdr, address and iovecs of one flushed datagram at {@code region} ({@link #sendSize} bytes
-         * of the loop's scratch space).
+         * of the loop's scratch space); its control message, if it has one, goes in {@code slot}'s place in
+         * {@link #sendControls}, or for a sendmsg(2) made now ({@code slot} -1) in the region too.
          *
          * @return the iovecs
          */
-        private int layOutSend(RingwireIoHandler h, Object msg, long region) {
+        private int layOutSend(RingwireIoHandler h, Object msg, long region, int slot) {
             ByteBuf content = content(msg);
             SocketAddress recipient = msg instanceof AddressedEnvelope<?, ?> e ? e.recipient() : null;
             int readable = content.readableBytes();
@@ -732,8 +757,8 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             ByteBuffer[] parts = single != 0 || readable == 0 ? null : content.nioBuffers();
             int iovecs = parts == null ? 1 : parts.length;
             long name = region + MSGHDR_SIZE;
-            long control = name + SockAddr.STORAGE_SIZE;
-            long iov = control + CMSG_SPACE_2;
+            long iov = name + SockAddr.STORAGE_SIZE + CMSG_SPACE_2;
+            long control = 0;
             int nameLength = 0;
             if (recipient != null) {
                 MemorySegment s = h.scratchSegment();
@@ -747,6 +772,15 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             RawMemory.putLong(region + 24, iovecs);
             int segment = segmentSize(msg);
             if (segment > 0) {
+                if (slot < 0) {
+                    control = name + SockAddr.STORAGE_SIZE;
+                } else {
+                    MemorySegment c = sendControls;
+                    if (c == null) {
+                        sendControls = c = Arena.ofAuto().allocate((long) MAX_SENDS * CMSG_SPACE_2, 8);
+                    }
+                    control = c.address() + (long) slot * CMSG_SPACE_2;
+                }
                 // one control message, UDP_SEGMENT: the kernel cuts the datagram into segments of this size (GSO)
                 RawMemory.putLong(control, 18);                                  // cmsg_len: CMSG_LEN(2)
                 RawMemory.putInt(control + 8, SocketConstants.IPPROTO_UDP);      // cmsg_level SOL_UDP
@@ -754,7 +788,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                 RawMemory.putLong(control + 16, segment & 0xFFFF);               // the u16, and padding
                 h.counters().segmentedSends++;
             }
-            RawMemory.putLong(region + 32, segment > 0 ? control : 0);
+            RawMemory.putLong(region + 32, control);
             RawMemory.putLong(region + 40, segment > 0 ? CMSG_SPACE_2 : 0);
             RawMemory.putLong(region + 48, 0);
             if (parts == null) {
@@ -792,11 +826,16 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                 if (result >= 0) {
                     c.writeBytes += result;
                     in.remove();
-                } else if (linkedSends() && (result == -Errno.EAGAIN || peerFull && result == -Errno.ECANCELED)) {
+                } else if (linkedSends() && result == -Errno.EAGAIN) {
                     peerFull = true; // this one and the rest of the chain were not sent: they stay, in order
                     break;
+                } else if (linkedSends() && result == -Errno.ECANCELED) {
+                    // an earlier send of the chain failed (its own error went to its own promise): the kernel cut
+                    // the chain there, so this one and the rest were never tried; they stay, in order, and go in
+                    // the next batch (the channel is open: a close's cancels find the outbound buffer gone)
+                    break;
                 } else {
-                    in.remove(sendError(result));
+                    in.remove(sendError(result, in.current()));
                 }
             }
             if (peerFull && isOpen()) {
@@ -836,10 +875,11 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             }
         }
 
-        private Throwable sendError(int res) {
+        /** @return the error a send of {@code msg} failed with, {@code res} its CQE's result */
+        private Throwable sendError(int res, Object msg) {
             if (res == -Errno.ECONNREFUSED) {
-                return new PortUnreachableException("sendmsg: " + Errno.name(res) + " (an earlier datagram to "
-                    + remoteAddress() + " found no socket on that port)");
+                return sendRefused(msg instanceof AddressedEnvelope<?, ?> e && e.recipient() != null ? e.recipient()
+                    : remoteAddress());
             }
             if (res == -Errno.ECANCELED) {
                 return new java.nio.channels.ClosedChannelException();

@@ -7,6 +7,7 @@ import io.netty.channel.unix.DomainDatagramChannel;
 import io.netty.channel.unix.DomainDatagramPacket;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.unix.PeerCredentials;
+import io.ringwire.uring.Errno;
 import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.SockAddr;
 import io.ringwire.uring.SocketConstants;
@@ -152,6 +153,15 @@ public final class RingwireDomainDatagramChannel extends AbstractRingwireDatagra
             return new DomainDatagramPacket(direct, p.recipient(), p.sender());
         }
         return new DefaultAddressedEnvelope<>(direct, e.recipient(), e.sender());
+    }
+
+    /** No socket is bound to the recipient's name (or the file at its path is not a bound socket). */
+    @Override
+    Throwable sendRefused(SocketAddress recipient) {
+        String name = recipient == null ? "the peer" : DomainSockets.path(recipient);
+        // an abstract name written as ss(8) does, with @ for its leading NUL
+        return new NativeIoException("sendmsg to " + (name.startsWith("\0") ? "@" + name.substring(1) : name)
+            + " (no socket bound there)", -Errno.ECONNREFUSED);
     }
 
     /** A unix datagram socket copies a datagram before it finds the peer's queue full: see the base's javadoc. */

@@ -194,4 +194,130 @@ class DomainDatagramChannelTest extends OneLoopTestBase {
             server.close().syncUninterruptibly();
         }
     }
+
+    @Test
+    void aDatagramTheKernelRefusesFailsAloneAndTheOthersOfItsFlushArrive() throws Exception {
+        BlockingQueue<Received> received = new LinkedBlockingQueue<>();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        DomainSocketAddress serverName = abstractName();
+        Channel server = open(serverName, received, errors);
+        Channel client = open(abstractName(), new LinkedBlockingQueue<>(), errors);
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("ringwire-dgram");
+        try {
+            // a path with no socket file (ENOENT), a name nobody bound (ECONNREFUSED), a datagram larger than the
+            // socket's send buffer can ever hold (EMSGSIZE); each between two good datagrams, all in one flush
+            DomainSocketAddress missing = new DomainSocketAddress(dir.resolve("nobody").toString());
+            DomainSocketAddress unbound = abstractName();
+            record Bad(DomainSocketAddress to, int length, Class<? extends Throwable> type, String says) { }
+            List<Bad> bads = List.of(new Bad(missing, 10, java.io.FileNotFoundException.class, "ENOENT"),
+                new Bad(unbound, 10, java.io.IOException.class, "ECONNREFUSED"),
+                new Bad(serverName, 1 << 20, java.io.IOException.class, "EMSGSIZE"));
+            int seed = 0;
+            for (Bad bad : bads) {
+                byte[] first = pattern(100, ++seed);
+                byte[] second = pattern(200, ++seed);
+                io.netty.channel.ChannelFuture good1 =
+                    client.write(new DomainDatagramPacket(Unpooled.wrappedBuffer(first), serverName));
+                io.netty.channel.ChannelFuture failed =
+                    client.write(new DomainDatagramPacket(Unpooled.wrappedBuffer(pattern(bad.length(), 0)), bad.to()));
+                io.netty.channel.ChannelFuture good2 =
+                    client.write(new DomainDatagramPacket(Unpooled.wrappedBuffer(second), serverName));
+                client.flush();
+                assertTrue(failed.await(10, TimeUnit.SECONDS));
+                Throwable cause = failed.cause();
+                assertInstanceOf(bad.type(), cause, () -> "the bad datagram to " + bad.to() + ": " + cause);
+                assertTrue(String.valueOf(cause.getMessage()).contains(bad.says()),
+                    () -> "says " + bad.says() + ": " + cause);
+                assertTrue(good1.await(10, TimeUnit.SECONDS) && good1.isSuccess(),
+                    () -> "the one before: " + good1.cause());
+                assertTrue(good2.await(10, TimeUnit.SECONDS) && good2.isSuccess(),
+                    () -> "the one after: " + good2.cause());
+                Received r1 = received.poll(10, TimeUnit.SECONDS);
+                assertNotNull(r1, "the one before arrived");
+                assertArrayEquals(first, r1.bytes());
+                Received r2 = received.poll(10, TimeUnit.SECONDS);
+                assertNotNull(r2, "the one after arrived");
+                assertArrayEquals(second, r2.bytes());
+                assertTrue(client.isOpen(), "the channel stays open");
+            }
+            assertTrue(received.isEmpty(), "nothing else arrived");
+            assertEquals(List.of(), List.copyOf(errors));
+        } finally {
+            client.close().syncUninterruptibly();
+            server.close().syncUninterruptibly();
+            java.nio.file.Files.deleteIfExists(dir);
+        }
+    }
+
+    /**
+     * A loop whose SQ holds 8 entries sends a flush of 40 datagrams as one batch that the SQ cannot hold: the
+     * first 30 go to a receiver whose loop is held, so its queue fills and a send meets EAGAIN; the last 10 go to
+     * another receiver with room. Each datagram must arrive once, in order, whether it went before or after the
+     * wait for room.
+     */
+    @Test
+    void aBatchLongerThanTheSubmissionQueueSendsEachDatagramOnce() throws Exception {
+        EventLoopGroup smallSq = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(
+            RingwireIoHandlerConfig.builder().ringEntries(8).cqEntries(64).build()));
+        BlockingQueue<Received> atFull = new LinkedBlockingQueue<>();
+        BlockingQueue<Received> atFree = new LinkedBlockingQueue<>();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        DomainSocketAddress fullName = abstractName();
+        DomainSocketAddress freeName = abstractName();
+        Channel full = open(otherGroup, fullName, atFull, errors);
+        Channel free = open(freeName, atFree, errors);
+        Channel client = open(smallSq, abstractName(), new LinkedBlockingQueue<>(), errors);
+        CountDownLatch release = null;
+        try {
+            RingwireCounters counters = RingwireCounters.of(client.eventLoop());
+            long waitsBefore = client.eventLoop().submit(counters::sendWaits).get();
+            release = hold(full.eventLoop());
+            int toFull = 30;
+            int toFree = 8; // under net.unix.max_dgram_qlen (10 by default): the free receiver's queue never fills
+            client.eventLoop().submit(() -> {
+                for (int i = 0; i < toFull; i++) {
+                    client.write(new DomainDatagramPacket(Unpooled.wrappedBuffer(pattern(10 + i, i)), fullName));
+                }
+                for (int i = 0; i < toFree; i++) {
+                    client.write(new DomainDatagramPacket(Unpooled.wrappedBuffer(pattern(50 + i, 100 + i)), freeName));
+                }
+                client.flush();
+            }).sync();
+            for (int i = 0; i < 3000 && client.eventLoop().submit(counters::sendWaits).get() == waitsBefore; i++) {
+                Thread.sleep(10);
+            }
+            assertTrue(client.eventLoop().submit(counters::sendWaits).get() > waitsBefore,
+                "a send met the held receiver's full queue");
+            release.countDown();
+            for (int i = 0; i < toFull; i++) {
+                Received r = atFull.poll(10, TimeUnit.SECONDS);
+                assertNotNull(r, "datagram " + i + " to the held receiver arrived");
+                assertArrayEquals(pattern(10 + i, i), r.bytes(), "datagram " + i + " to the held receiver, in order");
+            }
+            // the last datagrams of the channel, after all the others: whatever was sent twice arrives before them
+            client.writeAndFlush(new DomainDatagramPacket(Unpooled.wrappedBuffer(pattern(3, 998)), fullName)).sync();
+            client.writeAndFlush(new DomainDatagramPacket(Unpooled.wrappedBuffer(pattern(3, 999)), freeName)).sync();
+            for (int i = 0; i < toFree; i++) {
+                Received r = atFree.poll(10, TimeUnit.SECONDS);
+                assertNotNull(r, "datagram " + i + " to the free receiver arrived");
+                assertArrayEquals(pattern(50 + i, 100 + i), r.bytes(),
+                    "datagram " + i + " to the free receiver, once and in order");
+            }
+            Received last = atFree.poll(10, TimeUnit.SECONDS);
+            assertNotNull(last);
+            assertArrayEquals(pattern(3, 999), last.bytes(), "no datagram sent twice");
+            Received lastAtFull = atFull.poll(10, TimeUnit.SECONDS);
+            assertNotNull(lastAtFull);
+            assertArrayEquals(pattern(3, 998), lastAtFull.bytes(), "no datagram to the held receiver sent twice");
+            assertEquals(List.of(), List.copyOf(errors));
+        } finally {
+            if (release != null) {
+                release.countDown();
+            }
+            client.close().syncUninterruptibly();
+            free.close().syncUninterruptibly();
+            full.close().syncUninterruptibly();
+            smallSq.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
+    }
 }

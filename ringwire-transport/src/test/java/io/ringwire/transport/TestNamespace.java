@@ -100,6 +100,21 @@ final class TestNamespace implements AutoCloseable {
         return done.get(60, TimeUnit.SECONDS);
     }
 
+    /**
+     * Runs a command inside it ({@code ip netns exec NAME} is prepended).
+     *
+     * @return its exit status
+     */
+    int exec(String... cmd) throws IOException, InterruptedException {
+        String[] full = new String[cmd.length + 4];
+        full[0] = "ip";
+        full[1] = "netns";
+        full[2] = "exec";
+        full[3] = name;
+        System.arraycopy(cmd, 0, full, 4, cmd.length);
+        return run(full);
+    }
+
     @Override
     public void close() throws IOException {
         try {

@@ -279,4 +279,134 @@ class UdpSegmentationTest extends OneLoopTestBase {
             ch.close().sync();
         }
     }
+
+    /**
+     * Segmented datagrams that wait in the kernel for room in the send buffer keep their own segment size. The
+     * test's own network namespace gives lo a token bucket (tbf) whose first 6 KiB pass at once and the rest at
+     * 1 KB/s: a datagram waiting there holds its socket's send buffer (at its minimum, SO_SNDBUF 1), so of a batch
+     * of four the first arrives, the second waits in the bucket, and the other two meet EAGAIN and wait in the
+     * kernel to be sent again once there is room. A second channel on the same loop then sends its own batch with
+     * another segment size, and only then does the bucket let everything through. Each datagram must be cut at its
+     * own packet's segment size, whenever the kernel sent it.
+     */
+    @Test
+    void segmentedDatagramsThatWaitForRoomInTheSendBufferKeepTheirSegmentSize() throws Exception {
+        try (TestNamespace ns = TestNamespace.create("gso", List.of(List.of("tc", "qdisc", "add", "dev", "lo",
+            "root", "tbf", "rate", "8kbit", "burst", "6kb", "limit", "1000000")))) {
+            ns.runInside(() -> {
+                segmentsWaitingForRoom(ns);
+                return null;
+            });
+        }
+    }
+
+    private static void segmentsWaitingForRoom(TestNamespace ns) throws Exception {
+        int packets = 4;
+        int length = 5_500;
+        int segmentA = 1_000;
+        int segmentB = 700;
+        try (java.net.DatagramSocket peer = new java.net.DatagramSocket(new InetSocketAddress(LOOPBACK, 0));
+             java.net.DatagramSocket kick = new java.net.DatagramSocket(new InetSocketAddress(LOOPBACK, 0))) {
+            peer.setSoTimeout(10_000);
+            InetSocketAddress to = (InetSocketAddress) peer.getLocalSocketAddress();
+            Channel a = smallSendBufferSender();
+            Channel b = smallSendBufferSender();
+            try {
+                int portA = ((InetSocketAddress) a.localAddress()).getPort();
+                int portB = ((InetSocketAddress) b.localAddress()).getPort();
+                long before = counter(a, RingwireCounters::segmentedSends);
+                List<io.netty.channel.ChannelFuture> writes = new ArrayList<>();
+                for (int i = 0; i < packets; i++) {
+                    writes.add(a.write(new SegmentedDatagramPacket(
+                        Unpooled.directBuffer(length).writeBytes(DatagramChannelTest.pattern(length, 10 + i)),
+                        segmentA, to)));
+                }
+                a.flush();
+                List<byte[]> fromA = new ArrayList<>();
+                List<byte[]> fromB = new ArrayList<>();
+                java.net.DatagramPacket p = new java.net.DatagramPacket(new byte[65_536], 65_536);
+                // the first packet's segments passed the bucket: the batch is in the kernel, its last two waiting
+                while (fromA.isEmpty()) {
+                    peer.receive(p);
+                    assertEquals(portA, p.getPort());
+                    fromA.add(java.util.Arrays.copyOf(p.getData(), p.getLength()));
+                }
+                for (int i = 0; i < packets; i++) {
+                    writes.add(b.write(new SegmentedDatagramPacket(
+                        Unpooled.directBuffer(length).writeBytes(DatagramChannelTest.pattern(length, 20 + i)),
+                        segmentB, to)));
+                }
+                b.flush();
+                for (int i = 0; i < 3000 && counter(a, RingwireCounters::segmentedSends) < before + 2 * packets; i++) {
+                    Thread.sleep(10);
+                }
+                assertEquals(before + 2 * packets, counter(a, RingwireCounters::segmentedSends),
+                    "the second batch was prepared while the first waited");
+                // the bucket lets everything through now; a datagram from another socket makes lo's queue run
+                assertEquals(0, ns.exec("tc", "qdisc", "change", "dev", "lo", "root", "tbf", "rate", "1gbit",
+                    "burst", "1mb", "limit", "1000000"));
+                kick.send(new java.net.DatagramPacket(new byte[1], 1, to));
+                int segmentsA = packets * ((length + segmentA - 1) / segmentA);
+                int segmentsB = packets * ((length + segmentB - 1) / segmentB);
+                while (fromA.size() < segmentsA || fromB.size() < segmentsB) {
+                    peer.receive(p);
+                    byte[] got = java.util.Arrays.copyOf(p.getData(), p.getLength());
+                    if (p.getPort() == portA) {
+                        fromA.add(got);
+                    } else if (p.getPort() == portB) {
+                        fromB.add(got);
+                    }
+                }
+                for (io.netty.channel.ChannelFuture f : writes) {
+                    assertTrue(f.await(10, TimeUnit.SECONDS) && f.isSuccess(), () -> "sent: " + f.cause());
+                }
+                assertSegments(fromA, packets, length, 10, segmentA);
+                assertSegments(fromB, packets, length, 20, segmentB);
+            } finally {
+                a.close().sync();
+                b.close().sync();
+            }
+        }
+    }
+
+    private static Channel smallSendBufferSender() throws InterruptedException {
+        return new Bootstrap().group(group)
+            .channelFactory(() -> new RingwireDatagramChannel(InternetProtocolFamily.IPv4))
+            .option(ChannelOption.SO_SNDBUF, 1) // the kernel's minimum
+            .handler(new ChannelInboundHandlerAdapter())
+            .bind(new InetSocketAddress(LOOPBACK, 0)).sync().channel();
+    }
+
+    /**
+     * Asserts that {@code got} are the segments of {@code packets} patterns from {@code seed}: each packet's
+     * segments whole and together, in order, each packet once. The packets themselves may come in another order:
+     * sends that waited for room in the kernel are issued again in the order the kernel wakes them.
+     */
+    private static void assertSegments(List<byte[]> got, int packets, int length, int seed, int segment) {
+        List<Integer> sizes = got.stream().map(d -> d.length).toList();
+        List<Integer> expectedSizes = new ArrayList<>();
+        for (int i = 0; i < packets; i++) {
+            for (int at = 0; at < length; at += segment) {
+                expectedSizes.add(Math.min(segment, length - at));
+            }
+        }
+        assertEquals(expectedSizes, sizes, "datagram sizes: each packet cut at its own segment size, " + segment);
+        int perPacket = expectedSizes.size() / packets;
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (int i = 0; i < packets; i++) {
+            java.io.ByteArrayOutputStream whole = new java.io.ByteArrayOutputStream();
+            for (int j = 0; j < perPacket; j++) {
+                whole.writeBytes(got.get(i * perPacket + j));
+            }
+            byte[] bytes = whole.toByteArray();
+            int match = -1;
+            for (int k = 0; k < packets; k++) {
+                if (java.util.Arrays.equals(DatagramChannelTest.pattern(length, seed + k), bytes)) {
+                    match = k;
+                }
+            }
+            assertTrue(match >= 0, "packet " + i + " of segment size " + segment + " arrived whole, segments in order");
+            assertTrue(seen.add(match), "packet " + match + " of segment size " + segment + " arrived once");
+        }
+    }
 }

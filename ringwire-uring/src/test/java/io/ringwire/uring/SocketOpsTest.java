@@ -20,6 +20,7 @@ import java.util.Set;
 
 import static io.ringwire.uring.SocketConstants.*;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -396,5 +397,94 @@ class SocketOpsTest {
         assertTrue(local.getPort() > 0);
         NativeIoException e = assertThrows(NativeIoException.class, () -> Sockets.remoteAddress(fd));
         assertEquals("ENOTCONN", e.errnoName());
+    }
+
+    /**
+     * What a SENDMSG that meets EAGAIN does with its control message: the kernel copies the msghdr, the address and
+     * the iovecs when it takes the SQE, but reads {@code msg_control} from the caller's memory again each time it
+     * issues the send, and a send that found no room is issued again once the socket polls writable (an enter or
+     * more later). Here the receiver's queue is full (net.unix.max_dgram_qlen), the control message is rewritten
+     * after the submit, and the receiver then drained: the descriptor that arrives is the one written after. So the
+     * control memory of a send must stay as it was until its completion.
+     */
+    @Test
+    void aSendmsgRetriedAfterEagainReadsItsControlMessageFromMemoryAgain() throws Exception {
+        String name = "\0ringwire-cmsg-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+        int receiver = Sockets.open(AF_UNIX, SOCK_DGRAM);
+        fdsToClose.add(receiver);
+        Sockets.bindUnix(receiver, name);
+        int sender = Sockets.open(AF_UNIX, SOCK_DGRAM);
+        fdsToClose.add(sender);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sa = arena.allocate(SockAddr.STORAGE_SIZE, 8);
+            assertEquals(0, Libc.connect(sender, sa, SockAddr.writeUnix(name, sa)));
+            // two pipes: the descriptor in the control message at submission, and the one written there after
+            MemorySegment pipes = arena.allocate(JAVA_INT, 4);
+            assertEquals(0, Libc.pipe2(pipes, O_CLOEXEC));
+            assertEquals(0, Libc.pipe2(pipes.asSlice(8), O_CLOEXEC));
+            for (int i = 0; i < 4; i++) {
+                fdsToClose.add(pipes.getAtIndex(JAVA_INT, i));
+            }
+            int atSubmit = pipes.getAtIndex(JAVA_INT, 0);
+            int afterSubmit = pipes.getAtIndex(JAVA_INT, 2);
+            assertNotEquals(target(atSubmit), target(afterSubmit));
+
+            // the receiver's queue filled: the next datagram meets EAGAIN
+            MemorySegment one = arena.allocate(1);
+            int queued = 0;
+            int res;
+            while ((res = Libc.write(sender, one, 1)) == 1) {
+                queued++;
+            }
+            int refused = res;
+            assertEquals(-Errno.EAGAIN, refused, () -> Errno.name(refused));
+
+            // msghdr (56), its iovec (16), the byte (8), a control message of one descriptor (CMSG_SPACE(4) = 24)
+            MemorySegment send = arena.allocate(104, 8);
+            long base = send.address();
+            send.set(JAVA_LONG, 16, base + 56);           // msg_iov
+            send.set(JAVA_LONG, 24, 1);                   // msg_iovlen
+            send.set(JAVA_LONG, 32, base + 80);           // msg_control
+            send.set(JAVA_LONG, 40, 24);                  // msg_controllen
+            send.set(JAVA_LONG, 56, base + 72);           // iov_base
+            send.set(JAVA_LONG, 64, 1);                   // iov_len
+            send.set(JAVA_LONG, 80, 20);                  // cmsg_len: CMSG_LEN(sizeof(int))
+            send.set(JAVA_INT, 88, SOL_SOCKET);
+            send.set(JAVA_INT, 92, SCM_RIGHTS);
+            send.set(JAVA_INT, 96, atSubmit);
+            ring.sq().prepSendmsg(sender, base, MSG_NOSIGNAL, 30);
+            assertEquals(1, ring.submit());
+            ring.cq().drain(cqes, Integer.MAX_VALUE);
+            assertTrue(cqes.seen.isEmpty(), () -> "the send waits for room: " + cqes.seen);
+
+            send.set(JAVA_INT, 96, afterSubmit); // the control message's memory, reused after the submit
+            for (int i = 0; i < queued; i++) {
+                assertEquals(1, Libc.read(receiver, one, 1));
+            }
+            Cqes.Cqe sent = cqes.awaitUserData(30);
+            assertTrue(sent.res() >= 0, () -> Errno.name(sent.res()));
+
+            MemorySegment recv = arena.allocate(104, 8);
+            base = recv.address();
+            recv.set(JAVA_LONG, 16, base + 56);
+            recv.set(JAVA_LONG, 24, 1);
+            recv.set(JAVA_LONG, 32, base + 80);
+            recv.set(JAVA_LONG, 40, 24);
+            recv.set(JAVA_LONG, 56, base + 72);
+            recv.set(JAVA_LONG, 64, 8);
+            ring.sq().prepRecvmsg(receiver, base, MSG_CMSG_CLOEXEC, 31);
+            Cqes.Cqe received = cqes.awaitUserData(31);
+            assertTrue(received.res() >= 0, () -> Errno.name(received.res()));
+            assertEquals(SCM_RIGHTS, recv.get(JAVA_INT, 92), "a descriptor came");
+            int got = recv.get(JAVA_INT, 96);
+            fdsToClose.add(got);
+            assertEquals(target(afterSubmit), target(got),
+                "the retried send read the control message as it was when it was retried, not at the submit");
+        }
+    }
+
+    /** @return what {@code fd} refers to, e.g. {@code pipe:[1234]} */
+    private static String target(int fd) throws java.io.IOException {
+        return java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd/" + fd)).toString();
     }
 }
