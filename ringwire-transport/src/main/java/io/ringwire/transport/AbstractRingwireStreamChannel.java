@@ -1557,9 +1557,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (!registration.isValid()) {
                 // a receive that completed after deregistration: its bytes wait for the loop the channel joins next
                 // (a closed channel drops them)
-                if (isOpen()) {
-                    stash(src, alloc);
-                }
+                stash(src, alloc);
                 return;
             }
             if (pendingInput != null) {
@@ -1623,6 +1621,16 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
 
         private void stash(ByteBuffer src, ByteBufAllocator alloc) {
+            if (!isOpen()) {
+                // the channel closed while these bytes were on their way up (its handler closed it in channelRead of
+                // an earlier piece of the same receive, or an earlier completion of this batch did): doClose has
+                // released what was kept, and nothing would release a buffer kept now; nobody can read them
+                if (OpTrace.ON) {
+                    trace("dropped after the close: " + src.remaining() + " bytes");
+                }
+                src.position(src.limit());
+                return;
+            }
             if (OpTrace.ON) {
                 trace("kept for a read(): " + src.remaining() + " bytes");
             }
