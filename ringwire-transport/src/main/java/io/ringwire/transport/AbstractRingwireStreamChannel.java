@@ -2134,9 +2134,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (in != null) {
                 in.progress(res);
             }
-            if (chunk.isReadable()) {
+            if (chunk.isReadable() && isOpen()) {
                 return; // a short send: the rest of the chunk goes next
             }
+            // sent whole; or the channel closed while the SEND was in flight (doClose left the chunk to this
+            // completion), and nothing sends the rest: the buffer goes back to its pool, a mapping is unmapped
             releaseFileChunk();
             if (in != null && in.current() instanceof FileRegion region && region.transferred() >= region.count()) {
                 in.remove();
