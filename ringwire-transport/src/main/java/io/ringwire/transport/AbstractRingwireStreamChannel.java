@@ -1557,9 +1557,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (!registration.isValid()) {
                 // a receive that completed after deregistration: its bytes wait for the loop the channel joins next
                 // (a closed channel drops them)
-                if (isOpen()) {
-                    stash(src, alloc);
-                }
+                stash(src, alloc);
                 return;
             }
             if (pendingInput != null) {
@@ -1623,6 +1621,16 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
 
         private void stash(ByteBuffer src, ByteBufAllocator alloc) {
+            if (!isOpen()) {
+                // the channel closed while these bytes were on their way up (its handler closed it in channelRead of
+                // an earlier piece of the same receive, or an earlier completion of this batch did): doClose has
+                // released what was kept, and nothing would release a buffer kept now; nobody can read them
+                if (OpTrace.ON) {
+                    trace("dropped after the close: " + src.remaining() + " bytes");
+                }
+                src.position(src.limit());
+                return;
+            }
             if (OpTrace.ON) {
                 trace("kept for a read(): " + src.remaining() + " bytes");
             }
@@ -2126,9 +2134,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (in != null) {
                 in.progress(res);
             }
-            if (chunk.isReadable()) {
+            if (chunk.isReadable() && isOpen()) {
                 return; // a short send: the rest of the chunk goes next
             }
+            // sent whole; or the channel closed while the SEND was in flight (doClose left the chunk to this
+            // completion), and nothing sends the rest: the buffer goes back to its pool, a mapping is unmapped
             releaseFileChunk();
             if (in != null && in.current() instanceof FileRegion region && region.transferred() >= region.count()) {
                 in.remove();
@@ -2218,20 +2228,33 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             try {
                 if (res > 0) {
                     long msghdr = DescriptorMessage.msghdr(buf);
-                    int received = DescriptorMessage.receivedFd(msghdr);
-                    if (DescriptorMessage.truncated(msghdr)) {
-                        logger.debug("{}: the peer passed more than one descriptor in one message; the kernel "
-                            + "closed those past the first", AbstractRingwireStreamChannel.this);
-                    }
-                    if (received >= 0 && isOpen()) {
+                    int[] received = DescriptorMessage.receivedFds(msghdr);
+                    boolean truncated = DescriptorMessage.truncated(msghdr);
+                    if (received.length > 1 || truncated) {
+                        // several descriptors in one message: the control buffer has room for two, which the kernel
+                        // installed in this process (it closed any more). Every one is closed and the read fails,
+                        // as with Netty's epoll (EINVAL; EMSGSIZE when the kernel says it truncated): kept, or left
+                        // open, a peer passing them in pairs would fill this process's table. The connection stays,
+                        // and the next message is read
+                        for (int fd : received) {
+                            Libc.close(fd);
+                        }
+                        if (isOpen()) {
+                            pipeline().fireExceptionCaught(new NativeIoException(truncated
+                                ? "recvmsg(SCM_RIGHTS) of more descriptors in one message than the "
+                                    + DescriptorMessage.MAX_RECEIVED + " that fit"
+                                : "recvmsg(SCM_RIGHTS) of " + received.length + " descriptors in one message",
+                                truncated ? Errno.EMSGSIZE : Errno.EINVAL));
+                        }
+                    } else if (received.length == 1 && isOpen()) {
                         RecvByteBufAllocator.ExtendedHandle handle = batchHandle();
                         countRead(handle, 1);
                         if (!config.isAutoRead() && !drainingToEof) {
                             readPending = false;
                         }
-                        pipeline().fireChannelRead(new DescriptorMessage.Received(received));
-                    } else if (received >= 0) {
-                        Libc.close(received); // the channel closed while it came: nobody to own it
+                        pipeline().fireChannelRead(new DescriptorMessage.Received(received[0]));
+                    } else if (received.length == 1) {
+                        Libc.close(received[0]); // the channel closed while it came: nobody to own it
                     } // else a byte without a descriptor: consumed, as Netty's native channels do
                 } else if (res == 0) {
                     eofSeen = true;

@@ -11,8 +11,10 @@ import io.ringwire.uring.SocketConstants;
 /**
  * The one-byte message that carries a file descriptor over a Unix domain stream socket (SCM_RIGHTS), as Netty's
  * native domain channels send and receive it: a {@code struct msghdr}, its one {@code iovec}, the byte, and a control
- * buffer with room for one descriptor, laid out in one piece of native memory. The kernel reads it (SENDMSG) or
- * writes it (RECVMSG) until the op's completion, so its owner keeps it until then.
+ * buffer of {@code CMSG_SPACE(sizeof(int))} bytes, laid out in one piece of native memory. The kernel reads it
+ * (SENDMSG) or writes it (RECVMSG) until the op's completion, so its owner keeps it until then. Aligned to 8 bytes,
+ * that control buffer has room for two descriptors: a peer that passes two in one message gets both installed in
+ * this process (the kernel closes any past those), and the receiver must close what it does not keep.
  *
  * <pre>
  *   0  msghdr: name 0, namelen 0, iov -> 56, iovlen 1, control -> 80, controllen 24, flags
@@ -34,6 +36,11 @@ final class DescriptorMessage {
     private static final int CONTROL = 80;
     private static final int CONTROL_SPACE = 24;
     private static final int CONTROL_LEN = 20;
+    /** {@code CMSG_LEN(0)}: the cmsghdr before its descriptors. */
+    private static final int CONTROL_HEADER = 16;
+    /** Descriptors the control buffer has room for (the kernel installs this many at most, and closes the rest). */
+    static final int MAX_RECEIVED = (CONTROL_SPACE - CONTROL_HEADER) / Integer.BYTES;
+    private static final int[] NONE = new int[0];
 
     /**
      * Lays a message out at the first 8-byte boundary from {@code address}.
@@ -87,19 +94,28 @@ final class DescriptorMessage {
     }
 
     /**
-     * @param msghdr a message a RECVMSG completed into (the kernel wrote back its control length and flags)
-     * @return the descriptor it brought, or -1 if none came with the byte
+     * @param msghdr a message a RECVMSG completed into (laid out by {@link #layOut} with no descriptor: the kernel
+     *               wrote the cmsghdr, if any descriptor came)
+     * @return the descriptors it brought, now this process's: none if the byte came alone, one as Netty's native
+     *         channels send it, at most {@link #MAX_RECEIVED} (the control buffer's room; the cmsghdr's length says
+     *         how many, whether or not the kernel writes the msghdr's flags back)
      */
-    static int receivedFd(long msghdr) {
-        if (RawMemory.getLong(msghdr + CONTROLLEN) < CONTROL_LEN || RawMemory.getLong(msghdr + CONTROL) < CONTROL_LEN
+    static int[] receivedFds(long msghdr) {
+        long len = RawMemory.getLong(msghdr + CONTROL);
+        if (RawMemory.getLong(msghdr + CONTROLLEN) < CONTROL_LEN || len < CONTROL_LEN
             || RawMemory.getInt(msghdr + CONTROL + 8) != SocketConstants.SOL_SOCKET
             || RawMemory.getInt(msghdr + CONTROL + 12) != SocketConstants.SCM_RIGHTS) {
-            return -1;
+            return NONE;
         }
-        return RawMemory.getInt(msghdr + CONTROL + 16);
+        int n = (int) Math.min((len - CONTROL_HEADER) / Integer.BYTES, MAX_RECEIVED);
+        int[] fds = new int[n];
+        for (int i = 0; i < n; i++) {
+            fds[i] = RawMemory.getInt(msghdr + CONTROL + CONTROL_HEADER + (long) i * Integer.BYTES);
+        }
+        return fds;
     }
 
-    /** @return whether the kernel dropped control data: more descriptors came than the room for one */
+    /** @return whether the kernel says it dropped control data (more descriptors came than there was room for) */
     static boolean truncated(long msghdr) {
         return (RawMemory.getInt(msghdr + FLAGS) & SocketConstants.MSG_CTRUNC) != 0;
     }

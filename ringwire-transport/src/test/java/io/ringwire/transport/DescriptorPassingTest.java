@@ -12,13 +12,21 @@ import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.unix.DomainSocketReadMode;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.UnixChannelOption;
+import io.ringwire.uring.Errno;
 import io.ringwire.uring.Libc;
+import io.ringwire.uring.NativeIoException;
+import io.ringwire.uring.SockAddr;
+import io.ringwire.uring.SocketConstants;
+import io.ringwire.uring.Sockets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -257,6 +265,107 @@ class DescriptorPassingTest extends OneLoopTestBase {
             toPass.close();
             close(client, server);
         }
+    }
+
+    /**
+     * A peer that passes several descriptors in one message (SCM_RIGHTS): the channel's control buffer has room for
+     * two (CMSG_SPACE(sizeof(int)) is 24 bytes, as Netty's), so the kernel installs two in this process and closes any
+     * more, and says so in the message's flags. The channel closes every one it got, fails the read as Netty's epoll
+     * does (no descriptor goes up), and reads on: the next message's descriptor comes. The process holds no
+     * descriptor more than before.
+     */
+    @ParameterizedTest(name = "{0} descriptors in one message")
+    @ValueSource(ints = {2, 3})
+    void severalDescriptorsInOneMessageAreClosedAndTheReadFails(int descriptors) throws Exception {
+        DomainSocketAddress address = new DomainSocketAddress(dir.resolve("several.sock").toFile());
+        long fdsBefore = TrackingEcho.openFds();
+        List<Object> reads = new CopyOnWriteArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        CompletableFuture<Channel> accepted = new CompletableFuture<>();
+        CompletableFuture<Void> firstOutcome = new CompletableFuture<>();
+        CompletableFuture<FileDescriptor> next = new CompletableFuture<>();
+        Channel server = new ServerBootstrap().group(group).channel(RingwireServerDomainSocketChannel.class)
+            .childOption(UnixChannelOption.DOMAIN_SOCKET_READ_MODE, DomainSocketReadMode.FILE_DESCRIPTORS)
+            .childHandler(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelActive(ChannelHandlerContext ctx) {
+                    accepted.complete(ctx.channel());
+                }
+
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+                    reads.add(msg);
+                    if (firstOutcome.isDone()) {
+                        next.complete((FileDescriptor) msg);
+                    } else {
+                        ((FileDescriptor) msg).close();
+                        firstOutcome.complete(null);
+                    }
+                }
+
+                @Override
+                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                    failures.add(cause);
+                    firstOutcome.complete(null);
+                }
+            }).bind(address).syncUninterruptibly().channel();
+        int peer = Sockets.open(SocketConstants.AF_UNIX, SocketConstants.SOCK_STREAM);
+        Channel child = null;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sa = arena.allocate(SockAddr.STORAGE_SIZE, 8);
+            NativeIoException.check(Libc.connect(peer, sa, SockAddr.writeUnix(address.path(), sa)), "connect");
+            child = accepted.get(10, TimeUnit.SECONDS);
+            MemorySegment pipe = arena.allocate(8, 4);
+            NativeIoException.check(Libc.pipe2(pipe, O_RDONLY_CLOEXEC), "pipe2");
+            int[] ends = {pipe.get(ValueLayout.JAVA_INT, 0), pipe.get(ValueLayout.JAVA_INT, 4)};
+            int[] toPass = new int[descriptors];
+            for (int i = 0; i < descriptors; i++) {
+                toPass[i] = ends[i % 2];
+            }
+            sendDescriptors(arena, peer, toPass);
+            firstOutcome.get(10, TimeUnit.SECONDS);
+            sendDescriptors(arena, peer, new int[] {ends[0]});
+            FileDescriptor nextOne = next.get(10, TimeUnit.SECONDS);
+            nextOne.close();
+            Libc.close(ends[0]);
+            Libc.close(ends[1]);
+        } finally {
+            Libc.close(peer);
+            if (child != null) {
+                child.close().sync();
+            }
+            server.close().sync();
+        }
+        assertEquals(fdsBefore, TrackingEcho.openFdsBackTo(fdsBefore), "no descriptor left open");
+        assertEquals(1, reads.size(), () -> "only the next message's descriptor went up: " + reads);
+        assertEquals(1, failures.size(), () -> "one failed read: " + failures);
+        // as Netty's epoll says it: EINVAL for two (they fit), EMSGSIZE when the kernel closed some (truncated)
+        int errno = descriptors == 2 ? Errno.EINVAL : Errno.EMSGSIZE;
+        assertTrue(failures.get(0) instanceof NativeIoException n && n.errno() == errno,
+            String.valueOf(failures.get(0)));
+    }
+
+    /** sendmsg(2) of one byte with {@code fds} in one SCM_RIGHTS control message, from a socket of the binding's. */
+    private static void sendDescriptors(Arena arena, int socket, int[] fds) throws NativeIoException {
+        int dataLength = 4 * fds.length;
+        int space = 16 + ((dataLength + 7) & ~7); // CMSG_SPACE
+        MemorySegment msghdr = arena.allocate(56, 8);
+        MemorySegment iov = arena.allocate(16, 8);
+        MemorySegment oneByte = arena.allocate(1);
+        MemorySegment control = arena.allocate(space, 8);
+        iov.set(ValueLayout.JAVA_LONG, 0, oneByte.address());
+        iov.set(ValueLayout.JAVA_LONG, 8, 1);
+        msghdr.set(ValueLayout.JAVA_LONG, 16, iov.address());
+        msghdr.set(ValueLayout.JAVA_LONG, 24, 1);
+        msghdr.set(ValueLayout.JAVA_LONG, 32, control.address());
+        msghdr.set(ValueLayout.JAVA_LONG, 40, space);
+        control.set(ValueLayout.JAVA_LONG, 0, 16 + dataLength); // CMSG_LEN
+        control.set(ValueLayout.JAVA_INT, 8, SocketConstants.SOL_SOCKET);
+        control.set(ValueLayout.JAVA_INT, 12, SocketConstants.SCM_RIGHTS);
+        for (int i = 0; i < fds.length; i++) {
+            control.set(ValueLayout.JAVA_INT, 16 + 4 * i, fds[i]);
+        }
+        assertEquals(1, NativeIoException.check(Libc.sendmsg(socket, msghdr, 0), "sendmsg"));
     }
 
     @Test

@@ -1,13 +1,17 @@
 package io.ringwire.transport;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.FileRegion;
+import io.netty.util.AbstractReferenceCounted;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,13 +19,18 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.RandomAccessFile;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -235,6 +244,165 @@ class FileRegionTest extends OneLoopTestBase {
         ChannelFuture write = (ChannelFuture) r[1];
         assertTrue(write.cause() instanceof IOException && write.cause().getMessage().contains("ended"),
             String.valueOf(write.cause()));
+    }
+
+    /**
+     * A region other than a DefaultFileRegion goes through a buffer of the channel's allocator, 64 KiB at a time;
+     * when the connection closes while a short SEND of that buffer is in flight, the SEND's completion comes after
+     * the close and releases the buffer, with nothing left to send the rest.
+     */
+    @Test
+    void aCopiedChunkIsReleasedWhenItsShortSendCompletesAfterTheClose() throws Exception {
+        CountingAllocator alloc = new CountingAllocator();
+        BytesRegion region = new BytesRegion(random(1 << 20));
+        closeWhileAShortSendIsInFlight(alloc, region);
+        assertEquals(0, alloc.heldAfterWaiting(), "the chunk and every other buffer of the channel were released");
+        assertEquals(0, region.refCnt(), "the region was released");
+    }
+
+    /**
+     * A DefaultFileRegion sent from a mapping of its file (one made from a FileChannel, or any on a direct
+     * descriptor), 4 MiB at a time: when the connection closes while a short SEND of the mapping is in flight, the
+     * SEND's completion comes after the close and unmaps it.
+     */
+    @Test
+    void aMappedChunkIsUnmappedWhenItsShortSendCompletesAfterTheClose() throws Exception {
+        byte[] content = random(SIZE);
+        File f = file(content);
+        RingwireCounters counters = counters();
+        long mappedBefore = group.next().submit(counters::fileRegionMappedBytes).get();
+        try (RandomAccessFile file = new RandomAccessFile(f, "r")) {
+            DefaultFileRegion region = new DefaultFileRegion(file.getChannel(), 0, content.length);
+            closeWhileAShortSendIsInFlight(new CountingAllocator(), region);
+            assertTrue(group.next().submit(counters::fileRegionMappedBytes).get() > mappedBefore,
+                "the region was sent from a mapping");
+            for (int i = 0; i < 600 && mappings(f) > 0; i++) {
+                Thread.sleep(50); // the count decides; the time only bounds the wait
+            }
+            assertEquals(0, mappings(f), "no mapping of the file left");
+            assertEquals(0, region.refCnt(), "the region was released");
+        }
+    }
+
+    /**
+     * Connects a client to a peer that does not read, and has it write {@code region} until a SEND of its chunk is
+     * short and the next one waits for room. With the loop held, the peer sends the client a byte, then reads: the
+     * client's receive completes before its waiting SEND, which sends a part of the rest (short again), in the same
+     * batch of completions. The client's handler closes the connection on that byte, so the SEND's completion comes
+     * after the close.
+     */
+    private static void closeWhileAShortSendIsInFlight(CountingAllocator alloc, FileRegion region) throws Exception {
+        try (ServerSocket listener = new ServerSocket()) {
+            listener.setReceiveBufferSize(4096); // a small window: the client's first SEND is short
+            listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
+            CountDownLatch byteCame = new CountDownLatch(1);
+            Channel ch = new Bootstrap().group(group).channel(RingwireSocketChannel.class)
+                .option(ChannelOption.ALLOCATOR, alloc)
+                .option(ChannelOption.SO_SNDBUF, 4096)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ((ByteBuf) msg).release();
+                        byteCame.countDown();
+                        ctx.close();
+                    }
+                }).connect(listener.getLocalSocketAddress()).sync().channel();
+            try (Socket peer = listener.accept()) {
+                RingwireCounters counters = counters();
+                long writesBefore = group.next().submit(counters::writes).get();
+                ChannelFuture written = ch.writeAndFlush(region);
+                // the first SEND was short, and the second waits in the kernel for room (a task after the
+                // iteration that prepared it runs once the enter has submitted it)
+                for (int i = 0; i < 600 && group.next().submit(counters::writes).get() < writesBefore + 2; i++) {
+                    Thread.sleep(50);
+                }
+                assertTrue(group.next().submit(counters::writes).get() >= writesBefore + 2,
+                    "a short SEND, then one waiting for room");
+                assertFalse(written.isDone(), "the region is not sent yet");
+                CountDownLatch release = hold(ch.eventLoop());
+                try {
+                    peer.getOutputStream().write(1);
+                    peer.getOutputStream().flush();
+                    InputStream in = peer.getInputStream();
+                    byte[] b = new byte[64 * 1024];
+                    for (int i = 0; i < 5 && in.available() > 0; i++) {
+                        in.read(b, 0, Math.min(b.length, in.available())); // room for the waiting SEND
+                    }
+                } finally {
+                    release.countDown();
+                }
+                assertTrue(byteCame.await(30, TimeUnit.SECONDS), "the byte came");
+                assertTrue(ch.closeFuture().await(30, TimeUnit.SECONDS), "the handler closed the connection");
+                assertTrue(written.await(30, TimeUnit.SECONDS), "the write ended");
+                assertFalse(written.isSuccess(), "the region was not sent whole");
+            } finally {
+                ch.close().sync();
+            }
+        }
+    }
+
+    /** A FileRegion that is not a DefaultFileRegion: bytes in memory, which the channel copies out. */
+    private static final class BytesRegion extends AbstractReferenceCounted implements FileRegion {
+        private final byte[] bytes;
+        private long transferred;
+
+        BytesRegion(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public long position() {
+            return 0;
+        }
+
+        @Override
+        @Deprecated
+        public long transfered() {
+            return transferred;
+        }
+
+        @Override
+        public long transferred() {
+            return transferred;
+        }
+
+        @Override
+        public long count() {
+            return bytes.length;
+        }
+
+        @Override
+        public long transferTo(WritableByteChannel target, long position) throws IOException {
+            int n = target.write(ByteBuffer.wrap(bytes, (int) position, bytes.length - (int) position));
+            transferred += n;
+            return n;
+        }
+
+        @Override
+        public FileRegion retain() {
+            super.retain();
+            return this;
+        }
+
+        @Override
+        public FileRegion retain(int increment) {
+            super.retain(increment);
+            return this;
+        }
+
+        @Override
+        public FileRegion touch() {
+            return this;
+        }
+
+        @Override
+        public FileRegion touch(Object hint) {
+            return this;
+        }
+
+        @Override
+        protected void deallocate() {
+        }
     }
 
     /** @return how many of this process's memory mappings are of {@code f} */
