@@ -431,15 +431,17 @@ public final class RingwireIoHandler implements IoHandler {
     }
 
     /**
-     * Completions taken out of a full CQ by a synchronous call made outside the dispatch (a task on the loop), to make
-     * room for its own: handed to the dispatch first, in their order, at the next drain. Empty but then.
+     * Completions taken out of the CQ by a synchronous call that found no room there for its own ({@link
+     * #makeRoomInCq}): handed to the dispatch next, in their order, before any completion still in the CQ; empty but
+     * then. A call made by a completion handler takes the CQEs of the batch that come after the one being handled,
+     * and the batch goes on with them.
      */
     private long[] stashedUserData = new long[0];
     private int[] stashedRes = new int[0];
     private int[] stashedFlags = new int[0];
     private int stashed;
-    /** The dispatch is handing out completions now: the CQ's head is the drain's, not to be moved under it. */
-    private boolean draining;
+    /** Stashed completions handed to the dispatch so far, while {@link #dispatchStashed()} runs; else 0. */
+    private int stashedHandedOut;
     private final CompletionHandler stasher = this::stash;
 
     private void stash(long userData, int res, int flags) {
@@ -465,28 +467,54 @@ public final class RingwireIoHandler implements IoHandler {
         return Integer.MIN_VALUE;
     }
 
-    /** Hands the stashed completions to the dispatch, oldest first. */
+    /**
+     * Hands the stashed completions to the dispatch, oldest first; those a synchronous call stashes meanwhile (a
+     * completion handler's, finding the CQ full again) are appended, and handed out in the same pass.
+     */
     private int dispatchStashed() {
-        int n = stashed;
-        stashed = 0; // (a completion handler's synchronous call cannot stash: the dispatch is draining)
-        for (int i = 0; i < n; i++) {
-            dispatch(stashedUserData[i], stashedRes[i], stashedFlags[i]);
+        int i = 0;
+        while (i < stashed) {
+            stashedHandedOut = ++i;
+            dispatch(stashedUserData[i - 1], stashedRes[i - 1], stashedFlags[i - 1]);
         }
-        return n;
+        stashed = 0;
+        stashedHandedOut = 0;
+        return i;
+    }
+
+    /**
+     * @return whether a completion posted now would not land in the CQ: it is full, or completions wait on the
+     *         kernel's overflow list, which every new one joins, to keep their order
+     */
+    private boolean cqHasNoRoom() {
+        return cq.ready() >= cq.entries() || (sq.kernelFlags() & IoUringConstants.IORING_SQ_CQ_OVERFLOW) != 0;
+    }
+
+    /**
+     * Takes every completion the dispatch has not handed out yet into the stash and frees their CQ slots; the batch
+     * being handed out, if any, stops after the completion being handled and goes on with the stash. The next enter
+     * with GETEVENTS moves the kernel's overflow list into the CQ, in order, behind them.
+     */
+    private void makeRoomInCq() {
+        cq.handOver(stasher);
     }
 
     /**
      * One SQE submitted now and its result waited for: a socket option, an address, an fd for a call, on a direct
      * descriptor. Everything queued before it leaves in the same enter; completions of other operations stay in the
-     * CQ for the loop's dispatch, in their order (this one's is passed over there). The operations used complete
-     * while the enter submits them, so it asks for no other completions; only if this one is not there does it wait.
-     * On the loop only; counted in {@link RingwireCounters#syncEnters()}.
+     * CQ, or in the stash, for the loop's dispatch, in their order (this one's is passed over there). The operations
+     * used complete while the enter submits them, so it asks for no other completions; only if this one is not there
+     * does it wait. When the CQ has no room for it, even in the middle of a batch being handed out, the completions
+     * not handed out yet move to the stash first ({@link #makeRoomInCq}). Once its SQE is queued the call returns only
+     * with its result: its operation has run, or failed, and the caller handles what it did. One that takes over 10
+     * s is cancelled (ASYNC_CANCEL), and its result, the operation's or -ECANCELED, waited for. On the loop only;
+     * counted in {@link RingwireCounters#syncEnters()}.
      *
      * @param opcode the SQE's opcode
      * @param prep   writes the SQE
      * @return its result, or {@code -errno}; {@code -EBADF} once the ring is closed (its table, and every socket
      *         in it, went with it)
-     * @throws IllegalStateException if the SQ refuses or the completion does not come within 10 s
+     * @throws IllegalStateException if the SQ refuses (the operation has not run)
      */
     int syncCall(byte opcode, SyncSqe prep) {
         if (ring.isClosed()) {
@@ -502,13 +530,14 @@ public final class RingwireIoHandler implements IoHandler {
         prep.prepare(sq, userData);
         long entersBefore = ring.enterCount();
         long deadline = System.nanoTime() + SYNC_DEADLINE_NANOS;
+        boolean cancelled = false;
         try {
             // submitted without GETEVENTS: the operations used complete while the enter submits them, and no other
             // completion work runs. With GETEVENTS a listener's multishot ACCEPT would take every connection waiting,
             // and during an accept burst each connection's first options would bring in more completions than the
             // loop hands out, until the CQ is full and the next synchronous call finds no room for its completion
-            if (!draining && cq.ready() >= cq.entries()) {
-                cq.drain(stasher, Integer.MAX_VALUE); // room for this call's completion
+            if (cqHasNoRoom()) {
+                makeRoomInCq();
             }
             ring.submit();
             for (;;) {
@@ -516,10 +545,11 @@ public final class RingwireIoHandler implements IoHandler {
                 if (res != Integer.MIN_VALUE) {
                     return res;
                 }
-                long left = deadline - System.nanoTime();
-                if (!draining && cq.ready() >= cq.entries() && left > 0) {
-                    // full again, or completions that overflowed while it was: taken out, and the overflow flushed in
-                    cq.drain(stasher, Integer.MAX_VALUE);
+                if (cqHasNoRoom()) {
+                    // full again, or this completion went to the overflow list: every completion not handed out is
+                    // stashed, and an enter with GETEVENTS moves the overflow in (this one with it, or a CQ's worth
+                    // of those before it: then again)
+                    makeRoomInCq();
                     res = stashedResult(userData);
                     if (res != Integer.MIN_VALUE) {
                         return res;
@@ -527,12 +557,16 @@ public final class RingwireIoHandler implements IoHandler {
                     ring.submitAndWait(0, -1);
                     continue;
                 }
-                if (left <= 0 || cq.ready() >= cq.entries()) {
-                    throw new IllegalStateException("no completion for " + IoUringConstants.opName(opcode) + " in "
-                        + (left <= 0 ? "10 s" : "a full completion queue"));
+                long left = deadline - System.nanoTime();
+                if (left <= 0 && !cancelled && reserveSqe()) {
+                    // still not completed: cancelled, so that it either ran (its result comes) or did nothing
+                    cancelled = true;
+                    sq.prepCancel(userData, 0, UserData.encode(UserData.HANDLER_ID, IORING_OP_ASYNC_CANCEL, 0));
+                    logger.warn("{}: a synchronous {} has not completed in 10 s; cancelled, waiting for its result",
+                        executor, IoUringConstants.opName(opcode));
                 }
                 // one more completion than the CQ holds now: not a wake-up for each of the others
-                ring.submitAndWait(cq.ready() + 1, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+                ring.submitAndWait(cq.ready() + 1, TimeUnit.MILLISECONDS.toNanos(100));
             }
         } finally {
             counters.syncEnters += ring.enterCount() - entersBefore;
@@ -864,18 +898,13 @@ public final class RingwireIoHandler implements IoHandler {
         int n;
         long recvsBefore = counters.recvs;
         grewThisDrain = false;
-        draining = true;
-        try {
-            if (stashed > 0) {
+        do {
+            if (stashed > 0) { // taken out of the CQ by a synchronous call: before those still in it
                 total += dispatchStashed();
             }
-            do {
-                n = cq.drain(dispatcher, MAX_CQES_PER_DRAIN);
-                total += n;
-            } while (n == MAX_CQES_PER_DRAIN);
-        } finally {
-            draining = false;
-        }
+            n = cq.drain(dispatcher, MAX_CQES_PER_DRAIN);
+            total += n;
+        } while (n == MAX_CQES_PER_DRAIN || stashed > 0);
         counters.cqes += total;
         // kept from the last batch that had completions; chosen without a branch (see unexpectedEnterError)
         int hadCompletions = (total | -total) >> 31; // all ones when total > 0
@@ -1192,10 +1221,15 @@ public final class RingwireIoHandler implements IoHandler {
 
     /**
      * @return the result of the op of {@code userData} when the kernel has posted its CQE and the loop has not yet
-     *     handled it (it comes later in the batch being handled), else {@link Integer#MIN_VALUE}; a zero-copy send's
-     *     notification does not count
+     *     handled it (it comes later in the batch being handled, or in the stash), else {@link Integer#MIN_VALUE}; a
+     *     zero-copy send's notification does not count
      */
     int postedResult(long userData) {
+        for (int i = stashedHandedOut; i < stashed; i++) { // (stashed ones come before those in the CQ)
+            if (stashedUserData[i] == userData && (stashedFlags[i] & IoUringConstants.IORING_CQE_F_NOTIF) == 0) {
+                return stashedRes[i];
+            }
+        }
         return cq.postedResult(userData, IoUringConstants.IORING_CQE_F_NOTIF);
     }
 
