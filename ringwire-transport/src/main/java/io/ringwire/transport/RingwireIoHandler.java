@@ -1339,8 +1339,26 @@ public final class RingwireIoHandler implements IoHandler {
      * Submits what waits in the SQ, for a channel about to close its fd that prepared an SQE since the last enter
      * ({@link RingwireIoRegistration#hasUnsubmittedSqe()}): an SQE naming a closed fd number would act on whatever
      * socket gets that number next. The usual close (after an EOF completion, with only cancels queued, which name a
-     * user_data, not the fd) does not get here and costs no enter.
+     * user_data, not the fd) does not get here and costs no enter. When the kernel refuses the enter (EAGAIN: no
+     * memory for requests now), once more with GETEVENTS, whose completion work frees requests; if it still takes
+     * none, {@code r}'s queued SQEs are made to fail with EBADF when it does ({@link SubmissionQueue#disarmUnconsumed}),
+     * so that none acts on the number, or the fixed-file slot, after the close.
+     *
+     * @param r the registration of the channel about to close
      */
+    void submitBeforeClose(RingwireIoRegistration r) {
+        submitBeforeClose();
+        if (r.hasUnsubmittedSqe()) {
+            ring.submitAndWait(0, -1);
+            if (r.hasUnsubmittedSqe()) {
+                int n = sq.disarmUnconsumed(0xFFFF_FFFF_0000_0000L, (long) r.id() << 32);
+                logger.debug("{}: the kernel took no SQE before a close; {} of {} made to fail (EBADF)", executor, n,
+                    r.handle());
+            }
+        }
+    }
+
+    /** Submits what waits in the SQ, if anything does (see {@link #submitBeforeClose(RingwireIoRegistration)}). */
     void submitBeforeClose() {
         if (sq.unconsumed() > 0) {
             counters.closeSubmits++;
@@ -1356,11 +1374,6 @@ public final class RingwireIoHandler implements IoHandler {
     /** @return whether the ring fd is registered with the loop's thread */
     boolean ringFdRegistered() {
         return ring.isRingFdRegistered();
-    }
-
-    /** @return enters made so far: an SQE prepared at one count has been submitted once it moves on */
-    long enterCount() {
-        return ring.enterCount();
     }
 
     /** @return bytes of scratch space left before {@link #scratch(int)} has to submit early */
