@@ -626,8 +626,7 @@ public final class RingwireIoHandler implements IoHandler {
      * @param sent           called on this loop with the MSG_RING's result (the target's slot, or {@code -errno})
      */
     void sendSlot(int slot, RingwireIoHandler target, long targetUserData, java.util.function.IntConsumer sent) {
-        if (!sq.tryReserve()) {
-            counters.sqRefusals++;
+        if (!reserveSqe()) {
             deferredSends.add(() -> sendSlot(slot, target, targetUserData, sent)); // tried again next iteration
             return;
         }
