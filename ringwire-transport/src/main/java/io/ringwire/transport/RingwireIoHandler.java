@@ -108,7 +108,11 @@ public final class RingwireIoHandler implements IoHandler {
     /** Handles whose SQE the kernel refused (SQ full, nothing taken): asked again in the next iteration. */
     private final List<RingwireIoRegistration> retries = new ArrayList<>();
     /** Moves of direct descriptors that found the SQ refusing: tried again next iteration. */
-    private final List<Runnable> deferredSends = new ArrayList<>();
+    private final List<DeferredSend> deferredSends = new ArrayList<>();
+
+    /** A move of a direct descriptor waiting for room in the SQ ({@link #sendSlot}'s arguments). */
+    private record DeferredSend(int slot, RingwireIoHandler target, long targetUserData,
+                                java.util.function.IntConsumer sent) { }
     /** Cancels that found the SQ refusing, by target user_data (which names its registration): queued next time. */
     private final java.util.ArrayDeque<Long> deferredCancels = new java.util.ArrayDeque<>();
     /** Fault injection for tests: this many {@link #reserveSqe()} calls fail as if the kernel refused. */
@@ -627,7 +631,14 @@ public final class RingwireIoHandler implements IoHandler {
      */
     void sendSlot(int slot, RingwireIoHandler target, long targetUserData, java.util.function.IntConsumer sent) {
         if (!reserveSqe()) {
-            deferredSends.add(() -> sendSlot(slot, target, targetUserData, sent)); // tried again next iteration
+            deferredSends.add(new DeferredSend(slot, target, targetUserData, sent)); // tried next iteration
+            return;
+        }
+        if (!target.beginMoveIn()) {
+            // the target's ring is closing or closed: its fd number may name another ring by now, which would take
+            // the socket, and answer an expectation of its own with it
+            closeSlot(slot);
+            sent.accept(-Errno.EBADF);
             return;
         }
         int seq;
@@ -635,12 +646,89 @@ public final class RingwireIoHandler implements IoHandler {
             seq = nextTransferId++ & (SENT - 1);
         } while (slotsSent.containsKey(seq));
         slotsSent.put(seq, res -> {
+            target.endMoveIn();
             closeSlot(slot);
             sent.accept(res);
         });
         sq.prepMsgRingFd(target.ring.fd(), slot, targetUserData,
             UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_MSG_RING, SENT | seq));
         counters.msgRingTransfers++;
+    }
+
+    /** Moves of direct descriptors that waited for room in the SQ, tried again (queued again if it still refuses). */
+    private void retryDeferredSends() {
+        List<DeferredSend> sends = new ArrayList<>(deferredSends);
+        deferredSends.clear();
+        for (DeferredSend d : sends) {
+            sendSlot(d.slot(), d.target(), d.targetUserData(), d.sent());
+        }
+    }
+
+    /**
+     * Moves into this loop's ring that another loop is issuing (their MSG_RING names this ring's fd) whose
+     * completion that loop has not had yet; the ring is closed only once none is left, so that the fd number names
+     * this ring until the kernel has taken every MSG_RING that names it.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger movesIn = new java.util.concurrent.atomic.AtomicInteger();
+    /** The ring is about to close: no move may name its fd any more. */
+    private volatile boolean ringClosing;
+
+    /**
+     * On the sending loop, before it queues a MSG_RING naming this ring's fd.
+     *
+     * @return false when this ring is closing or closed: the move must not be sent
+     */
+    private boolean beginMoveIn() {
+        movesIn.incrementAndGet();
+        if (ringClosing) {
+            movesIn.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** On the sending loop, once its MSG_RING to this ring has completed, or will never be issued. */
+    private void endMoveIn() {
+        movesIn.decrementAndGet();
+    }
+
+    /**
+     * No more moves into this ring, and waits (bounded) for those being issued by other loops: called just before
+     * the ring closes. A MSG_RING's CQE comes to its sender once the kernel has found the target ring by its fd.
+     */
+    private void closeToMovesIn() {
+        ringClosing = true;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (movesIn.get() > 0 && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        if (movesIn.get() > 0) {
+            logger.warn("{}: closing its ring with {} move(s) of direct descriptors into it not completed on their "
+                + "sending loops", executor, movesIn.get());
+        }
+    }
+
+    /**
+     * On shutdown, after the last completions: moves this loop sent that will never complete here (not sent, or no
+     * completion came) are failed, so that their channels' registrations on the receiving loops complete.
+     */
+    private void failPendingSends() {
+        for (DeferredSend d : deferredSends) {
+            try {
+                d.sent().accept(-Errno.ECANCELED); // (its slot goes with this loop's table)
+            } catch (RuntimeException e) {
+                logger.debug("failing a move from {} on shutdown", executor, e);
+            }
+        }
+        deferredSends.clear();
+        for (java.util.function.IntConsumer then : new ArrayList<>(slotsSent.values())) {
+            try {
+                then.accept(-Errno.ECANCELED);
+            } catch (RuntimeException e) {
+                logger.debug("failing a move from {} on shutdown", executor, e);
+            }
+        }
+        slotsSent.clear();
     }
 
     /** A completion of the handler's own that is not the wake-up: moved slots, emptied slots. */
@@ -844,11 +932,7 @@ public final class RingwireIoHandler implements IoHandler {
             }
         }
         if (!deferredSends.isEmpty()) {
-            List<Runnable> sends = new ArrayList<>(deferredSends);
-            deferredSends.clear();
-            for (Runnable send : sends) {
-                send.run(); // (queued again if the SQ still refuses)
-            }
+            retryDeferredSends();
         }
         if (!retries.isEmpty()) {
             for (RingwireIoRegistration r : retries) {
@@ -1055,6 +1139,7 @@ public final class RingwireIoHandler implements IoHandler {
             return;
         }
         destroyed = true;
+        ringClosing = true; // no loop sends a move here from now on (see closeToMovesIn)
         // slots still expected from other loops will not come now: their channels' registrations fail
         for (java.util.function.IntConsumer arrival : new ArrayList<>(slotsExpected.values())) {
             try {
@@ -1079,11 +1164,17 @@ public final class RingwireIoHandler implements IoHandler {
             }
         }
         RingwireCounters.retire(executor);
+        // moves of direct descriptors that waited for room in the SQ go now (the loop has no next iteration): their
+        // completions come in the wait below, with the cancels'
+        if (!deferredSends.isEmpty()) {
+            retryDeferredSends();
+        }
         // cancel everything still in flight (the wake-up read too) and wait, bounded, for those completions: the
         // kernel may write into receive buffers until then
         boolean cancelQueued = false;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-        while ((wakeupReadArmed || !registrations.isEmpty()) && System.nanoTime() < deadline) {
+        while ((wakeupReadArmed || !registrations.isEmpty() || !slotsSent.isEmpty())
+            && System.nanoTime() < deadline) {
             if (!cancelQueued && sq.tryReserve()) {
                 sq.prepCancel(0, IoUringConstants.IORING_ASYNC_CANCEL_ANY | IoUringConstants.IORING_ASYNC_CANCEL_ALL,
                     CANCEL_ALL_USER_DATA);
@@ -1097,11 +1188,13 @@ public final class RingwireIoHandler implements IoHandler {
                 for (RingwireIoRegistration r : registrations.values()) {
                     anyInFlight |= r.inFlight() > 0;
                 }
-                if (!anyInFlight) {
+                if (!anyInFlight && slotsSent.isEmpty()) {
                     break;
                 }
             }
         }
+        failPendingSends();
+        closeToMovesIn();
         boolean quiet = !wakeupReadArmed && allIdle();
         if (quiet) {
             if (recvBuffers != null) {
