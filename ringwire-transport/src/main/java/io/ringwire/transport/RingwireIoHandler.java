@@ -461,9 +461,12 @@ public final class RingwireIoHandler implements IoHandler {
         stashed++;
     }
 
-    /** @return the result of {@code userData}'s completion if it was stashed, else {@link Integer#MIN_VALUE} */
-    private int stashedResult(long userData) {
-        for (int i = stashed - 1; i >= 0; i--) {
+    /**
+     * @param from the first stashed completion to look at
+     * @return the result of {@code userData}'s completion if it was stashed, else {@link Integer#MIN_VALUE}
+     */
+    private int stashedResult(long userData, int from) {
+        for (int i = stashed - 1; i >= from; i--) {
             if (stashedUserData[i] == userData) {
                 return stashedRes[i];
             }
@@ -553,8 +556,9 @@ public final class RingwireIoHandler implements IoHandler {
                     // full again, or this completion went to the overflow list: every completion not handed out is
                     // stashed, and an enter with GETEVENTS moves the overflow in (this one with it, or a CQ's worth
                     // of those before it: then again)
+                    int from = stashed; // (only a completion posted after the submit can be this one)
                     makeRoomInCq();
-                    res = stashedResult(userData);
+                    res = stashedResult(userData, from);
                     if (res != Integer.MIN_VALUE) {
                         return res;
                     }
