@@ -456,7 +456,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
             boolean queued = r.hasUnsubmittedSqe() && !isDirect(); // (a direct descriptor's slot is not emptied)
             cancelInFlight(r); // (a close has cancelled them already)
             if (queued) {
-                r.handler().submitBeforeClose(); // SQEs naming the fixed-file slot go before it is emptied
+                r.handler().submitBeforeClose(r); // SQEs naming the fixed-file slot go before it is emptied
             }
         }
         if (r != null && isOpen()) {
@@ -659,7 +659,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
                 cancelInFlight(r);
             }
             if (queued) {
-                r.handler().submitBeforeClose();
+                r.handler().submitBeforeClose(r);
             }
         }
         if (r != null) {

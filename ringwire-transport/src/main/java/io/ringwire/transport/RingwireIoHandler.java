@@ -108,7 +108,11 @@ public final class RingwireIoHandler implements IoHandler {
     /** Handles whose SQE the kernel refused (SQ full, nothing taken): asked again in the next iteration. */
     private final List<RingwireIoRegistration> retries = new ArrayList<>();
     /** Moves of direct descriptors that found the SQ refusing: tried again next iteration. */
-    private final List<Runnable> deferredSends = new ArrayList<>();
+    private final List<DeferredSend> deferredSends = new ArrayList<>();
+
+    /** A move of a direct descriptor waiting for room in the SQ ({@link #sendSlot}'s arguments). */
+    private record DeferredSend(int slot, RingwireIoHandler target, long targetUserData,
+                                java.util.function.IntConsumer sent) { }
     /** Cancels that found the SQ refusing, by target user_data (which names its registration): queued next time. */
     private final java.util.ArrayDeque<Long> deferredCancels = new java.util.ArrayDeque<>();
     /** Fault injection for tests: this many {@link #reserveSqe()} calls fail as if the kernel refused. */
@@ -431,15 +435,17 @@ public final class RingwireIoHandler implements IoHandler {
     }
 
     /**
-     * Completions taken out of a full CQ by a synchronous call made outside the dispatch (a task on the loop), to make
-     * room for its own: handed to the dispatch first, in their order, at the next drain. Empty but then.
+     * Completions taken out of the CQ by a synchronous call that found no room there for its own ({@link
+     * #makeRoomInCq}): handed to the dispatch next, in their order, before any completion still in the CQ; empty but
+     * then. A call made by a completion handler takes the CQEs of the batch that come after the one being handled,
+     * and the batch goes on with them.
      */
     private long[] stashedUserData = new long[0];
     private int[] stashedRes = new int[0];
     private int[] stashedFlags = new int[0];
     private int stashed;
-    /** The dispatch is handing out completions now: the CQ's head is the drain's, not to be moved under it. */
-    private boolean draining;
+    /** Stashed completions handed to the dispatch so far, while {@link #dispatchStashed()} runs; else 0. */
+    private int stashedHandedOut;
     private final CompletionHandler stasher = this::stash;
 
     private void stash(long userData, int res, int flags) {
@@ -455,9 +461,12 @@ public final class RingwireIoHandler implements IoHandler {
         stashed++;
     }
 
-    /** @return the result of {@code userData}'s completion if it was stashed, else {@link Integer#MIN_VALUE} */
-    private int stashedResult(long userData) {
-        for (int i = stashed - 1; i >= 0; i--) {
+    /**
+     * @param from the first stashed completion to look at
+     * @return the result of {@code userData}'s completion if it was stashed, else {@link Integer#MIN_VALUE}
+     */
+    private int stashedResult(long userData, int from) {
+        for (int i = stashed - 1; i >= from; i--) {
             if (stashedUserData[i] == userData) {
                 return stashedRes[i];
             }
@@ -465,28 +474,54 @@ public final class RingwireIoHandler implements IoHandler {
         return Integer.MIN_VALUE;
     }
 
-    /** Hands the stashed completions to the dispatch, oldest first. */
+    /**
+     * Hands the stashed completions to the dispatch, oldest first; those a synchronous call stashes meanwhile (a
+     * completion handler's, finding the CQ full again) are appended, and handed out in the same pass.
+     */
     private int dispatchStashed() {
-        int n = stashed;
-        stashed = 0; // (a completion handler's synchronous call cannot stash: the dispatch is draining)
-        for (int i = 0; i < n; i++) {
-            dispatch(stashedUserData[i], stashedRes[i], stashedFlags[i]);
+        int i = 0;
+        while (i < stashed) {
+            stashedHandedOut = ++i;
+            dispatch(stashedUserData[i - 1], stashedRes[i - 1], stashedFlags[i - 1]);
         }
-        return n;
+        stashed = 0;
+        stashedHandedOut = 0;
+        return i;
+    }
+
+    /**
+     * @return whether a completion posted now would not land in the CQ: it is full, or completions wait on the
+     *         kernel's overflow list, which every new one joins, to keep their order
+     */
+    private boolean cqHasNoRoom() {
+        return cq.ready() >= cq.entries() || (sq.kernelFlags() & IoUringConstants.IORING_SQ_CQ_OVERFLOW) != 0;
+    }
+
+    /**
+     * Takes every completion the dispatch has not handed out yet into the stash and frees their CQ slots; the batch
+     * being handed out, if any, stops after the completion being handled and goes on with the stash. The next enter
+     * with GETEVENTS moves the kernel's overflow list into the CQ, in order, behind them.
+     */
+    private void makeRoomInCq() {
+        cq.handOver(stasher);
     }
 
     /**
      * One SQE submitted now and its result waited for: a socket option, an address, an fd for a call, on a direct
      * descriptor. Everything queued before it leaves in the same enter; completions of other operations stay in the
-     * CQ for the loop's dispatch, in their order (this one's is passed over there). The operations used complete
-     * while the enter submits them, so it asks for no other completions; only if this one is not there does it wait.
-     * On the loop only; counted in {@link RingwireCounters#syncEnters()}.
+     * CQ, or in the stash, for the loop's dispatch, in their order (this one's is passed over there). The operations
+     * used complete while the enter submits them, so it asks for no other completions; only if this one is not there
+     * does it wait. When the CQ has no room for it, even in the middle of a batch being handed out, the completions
+     * not handed out yet move to the stash first ({@link #makeRoomInCq}). Once its SQE is queued the call returns only
+     * with its result: its operation has run, or failed, and the caller handles what it did. One that takes over 10
+     * s is cancelled (ASYNC_CANCEL), and its result, the operation's or -ECANCELED, waited for. On the loop only;
+     * counted in {@link RingwireCounters#syncEnters()}.
      *
      * @param opcode the SQE's opcode
      * @param prep   writes the SQE
      * @return its result, or {@code -errno}; {@code -EBADF} once the ring is closed (its table, and every socket
      *         in it, went with it)
-     * @throws IllegalStateException if the SQ refuses or the completion does not come within 10 s
+     * @throws IllegalStateException if the SQ refuses (the operation has not run)
      */
     int syncCall(byte opcode, SyncSqe prep) {
         if (ring.isClosed()) {
@@ -502,13 +537,14 @@ public final class RingwireIoHandler implements IoHandler {
         prep.prepare(sq, userData);
         long entersBefore = ring.enterCount();
         long deadline = System.nanoTime() + SYNC_DEADLINE_NANOS;
+        boolean cancelled = false;
         try {
             // submitted without GETEVENTS: the operations used complete while the enter submits them, and no other
             // completion work runs. With GETEVENTS a listener's multishot ACCEPT would take every connection waiting,
             // and during an accept burst each connection's first options would bring in more completions than the
             // loop hands out, until the CQ is full and the next synchronous call finds no room for its completion
-            if (!draining && cq.ready() >= cq.entries()) {
-                cq.drain(stasher, Integer.MAX_VALUE); // room for this call's completion
+            if (cqHasNoRoom()) {
+                makeRoomInCq();
             }
             ring.submit();
             for (;;) {
@@ -516,23 +552,29 @@ public final class RingwireIoHandler implements IoHandler {
                 if (res != Integer.MIN_VALUE) {
                     return res;
                 }
-                long left = deadline - System.nanoTime();
-                if (!draining && cq.ready() >= cq.entries() && left > 0) {
-                    // full again, or completions that overflowed while it was: taken out, and the overflow flushed in
-                    cq.drain(stasher, Integer.MAX_VALUE);
-                    res = stashedResult(userData);
+                if (cqHasNoRoom()) {
+                    // full again, or this completion went to the overflow list: every completion not handed out is
+                    // stashed, and an enter with GETEVENTS moves the overflow in (this one with it, or a CQ's worth
+                    // of those before it: then again)
+                    int from = stashed; // (only a completion posted after the submit can be this one)
+                    makeRoomInCq();
+                    res = stashedResult(userData, from);
                     if (res != Integer.MIN_VALUE) {
                         return res;
                     }
                     ring.submitAndWait(0, -1);
                     continue;
                 }
-                if (left <= 0 || cq.ready() >= cq.entries()) {
-                    throw new IllegalStateException("no completion for " + IoUringConstants.opName(opcode) + " in "
-                        + (left <= 0 ? "10 s" : "a full completion queue"));
+                long left = deadline - System.nanoTime();
+                if (left <= 0 && !cancelled && reserveSqe()) {
+                    // still not completed: cancelled, so that it either ran (its result comes) or did nothing
+                    cancelled = true;
+                    sq.prepCancel(userData, 0, UserData.encode(UserData.HANDLER_ID, IORING_OP_ASYNC_CANCEL, 0));
+                    logger.warn("{}: a synchronous {} has not completed in 10 s; cancelled, waiting for its result",
+                        executor, IoUringConstants.opName(opcode));
                 }
                 // one more completion than the CQ holds now: not a wake-up for each of the others
-                ring.submitAndWait(cq.ready() + 1, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+                ring.submitAndWait(cq.ready() + 1, TimeUnit.MILLISECONDS.toNanos(100));
             }
         } finally {
             counters.syncEnters += ring.enterCount() - entersBefore;
@@ -592,9 +634,15 @@ public final class RingwireIoHandler implements IoHandler {
      * @param sent           called on this loop with the MSG_RING's result (the target's slot, or {@code -errno})
      */
     void sendSlot(int slot, RingwireIoHandler target, long targetUserData, java.util.function.IntConsumer sent) {
-        if (!sq.tryReserve()) {
-            counters.sqRefusals++;
-            deferredSends.add(() -> sendSlot(slot, target, targetUserData, sent)); // tried again next iteration
+        if (!reserveSqe()) {
+            deferredSends.add(new DeferredSend(slot, target, targetUserData, sent)); // tried next iteration
+            return;
+        }
+        if (!target.beginMoveIn()) {
+            // the target's ring is closing or closed: its fd number may name another ring by now, which would take
+            // the socket, and answer an expectation of its own with it
+            closeSlot(slot);
+            sent.accept(-Errno.EBADF);
             return;
         }
         int seq;
@@ -602,12 +650,89 @@ public final class RingwireIoHandler implements IoHandler {
             seq = nextTransferId++ & (SENT - 1);
         } while (slotsSent.containsKey(seq));
         slotsSent.put(seq, res -> {
+            target.endMoveIn();
             closeSlot(slot);
             sent.accept(res);
         });
         sq.prepMsgRingFd(target.ring.fd(), slot, targetUserData,
             UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_MSG_RING, SENT | seq));
         counters.msgRingTransfers++;
+    }
+
+    /** Moves of direct descriptors that waited for room in the SQ, tried again (queued again if it still refuses). */
+    private void retryDeferredSends() {
+        List<DeferredSend> sends = new ArrayList<>(deferredSends);
+        deferredSends.clear();
+        for (DeferredSend d : sends) {
+            sendSlot(d.slot(), d.target(), d.targetUserData(), d.sent());
+        }
+    }
+
+    /**
+     * Moves into this loop's ring that another loop is issuing (their MSG_RING names this ring's fd) whose
+     * completion that loop has not had yet; the ring is closed only once none is left, so that the fd number names
+     * this ring until the kernel has taken every MSG_RING that names it.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger movesIn = new java.util.concurrent.atomic.AtomicInteger();
+    /** The ring is about to close: no move may name its fd any more. */
+    private volatile boolean ringClosing;
+
+    /**
+     * On the sending loop, before it queues a MSG_RING naming this ring's fd.
+     *
+     * @return false when this ring is closing or closed: the move must not be sent
+     */
+    private boolean beginMoveIn() {
+        movesIn.incrementAndGet();
+        if (ringClosing) {
+            movesIn.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** On the sending loop, once its MSG_RING to this ring has completed, or will never be issued. */
+    private void endMoveIn() {
+        movesIn.decrementAndGet();
+    }
+
+    /**
+     * No more moves into this ring, and waits (bounded) for those being issued by other loops: called just before
+     * the ring closes. A MSG_RING's CQE comes to its sender once the kernel has found the target ring by its fd.
+     */
+    private void closeToMovesIn() {
+        ringClosing = true;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (movesIn.get() > 0 && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        if (movesIn.get() > 0) {
+            logger.warn("{}: closing its ring with {} move(s) of direct descriptors into it not completed on their "
+                + "sending loops", executor, movesIn.get());
+        }
+    }
+
+    /**
+     * On shutdown, after the last completions: moves this loop sent that will never complete here (not sent, or no
+     * completion came) are failed, so that their channels' registrations on the receiving loops complete.
+     */
+    private void failPendingSends() {
+        for (DeferredSend d : deferredSends) {
+            try {
+                d.sent().accept(-Errno.ECANCELED); // (its slot goes with this loop's table)
+            } catch (RuntimeException e) {
+                logger.debug("failing a move from {} on shutdown", executor, e);
+            }
+        }
+        deferredSends.clear();
+        for (java.util.function.IntConsumer then : new ArrayList<>(slotsSent.values())) {
+            try {
+                then.accept(-Errno.ECANCELED);
+            } catch (RuntimeException e) {
+                logger.debug("failing a move from {} on shutdown", executor, e);
+            }
+        }
+        slotsSent.clear();
     }
 
     /** A completion of the handler's own that is not the wake-up: moved slots, emptied slots. */
@@ -811,11 +936,7 @@ public final class RingwireIoHandler implements IoHandler {
             }
         }
         if (!deferredSends.isEmpty()) {
-            List<Runnable> sends = new ArrayList<>(deferredSends);
-            deferredSends.clear();
-            for (Runnable send : sends) {
-                send.run(); // (queued again if the SQ still refuses)
-            }
+            retryDeferredSends();
         }
         if (!retries.isEmpty()) {
             for (RingwireIoRegistration r : retries) {
@@ -864,18 +985,13 @@ public final class RingwireIoHandler implements IoHandler {
         int n;
         long recvsBefore = counters.recvs;
         grewThisDrain = false;
-        draining = true;
-        try {
-            if (stashed > 0) {
+        do {
+            if (stashed > 0) { // taken out of the CQ by a synchronous call: before those still in it
                 total += dispatchStashed();
             }
-            do {
-                n = cq.drain(dispatcher, MAX_CQES_PER_DRAIN);
-                total += n;
-            } while (n == MAX_CQES_PER_DRAIN);
-        } finally {
-            draining = false;
-        }
+            n = cq.drain(dispatcher, MAX_CQES_PER_DRAIN);
+            total += n;
+        } while (n == MAX_CQES_PER_DRAIN || stashed > 0);
         counters.cqes += total;
         // kept from the last batch that had completions; chosen without a branch (see unexpectedEnterError)
         int hadCompletions = (total | -total) >> 31; // all ones when total > 0
@@ -1027,6 +1143,7 @@ public final class RingwireIoHandler implements IoHandler {
             return;
         }
         destroyed = true;
+        ringClosing = true; // no loop sends a move here from now on (see closeToMovesIn)
         // slots still expected from other loops will not come now: their channels' registrations fail
         for (java.util.function.IntConsumer arrival : new ArrayList<>(slotsExpected.values())) {
             try {
@@ -1051,11 +1168,17 @@ public final class RingwireIoHandler implements IoHandler {
             }
         }
         RingwireCounters.retire(executor);
+        // moves of direct descriptors that waited for room in the SQ go now (the loop has no next iteration): their
+        // completions come in the wait below, with the cancels'
+        if (!deferredSends.isEmpty()) {
+            retryDeferredSends();
+        }
         // cancel everything still in flight (the wake-up read too) and wait, bounded, for those completions: the
         // kernel may write into receive buffers until then
         boolean cancelQueued = false;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-        while ((wakeupReadArmed || !registrations.isEmpty()) && System.nanoTime() < deadline) {
+        while ((wakeupReadArmed || !registrations.isEmpty() || !slotsSent.isEmpty())
+            && System.nanoTime() < deadline) {
             if (!cancelQueued && sq.tryReserve()) {
                 sq.prepCancel(0, IoUringConstants.IORING_ASYNC_CANCEL_ANY | IoUringConstants.IORING_ASYNC_CANCEL_ALL,
                     CANCEL_ALL_USER_DATA);
@@ -1069,11 +1192,13 @@ public final class RingwireIoHandler implements IoHandler {
                 for (RingwireIoRegistration r : registrations.values()) {
                     anyInFlight |= r.inFlight() > 0;
                 }
-                if (!anyInFlight) {
+                if (!anyInFlight && slotsSent.isEmpty()) {
                     break;
                 }
             }
         }
+        failPendingSends();
+        closeToMovesIn();
         boolean quiet = !wakeupReadArmed && allIdle();
         if (quiet) {
             if (recvBuffers != null) {
@@ -1192,10 +1317,15 @@ public final class RingwireIoHandler implements IoHandler {
 
     /**
      * @return the result of the op of {@code userData} when the kernel has posted its CQE and the loop has not yet
-     *     handled it (it comes later in the batch being handled), else {@link Integer#MIN_VALUE}; a zero-copy send's
-     *     notification does not count
+     *     handled it (it comes later in the batch being handled, or in the stash), else {@link Integer#MIN_VALUE}; a
+     *     zero-copy send's notification does not count
      */
     int postedResult(long userData) {
+        for (int i = stashedHandedOut; i < stashed; i++) { // (stashed ones come before those in the CQ)
+            if (stashedUserData[i] == userData && (stashedFlags[i] & IoUringConstants.IORING_CQE_F_NOTIF) == 0) {
+                return stashedRes[i];
+            }
+        }
         return cq.postedResult(userData, IoUringConstants.IORING_CQE_F_NOTIF);
     }
 
@@ -1305,8 +1435,26 @@ public final class RingwireIoHandler implements IoHandler {
      * Submits what waits in the SQ, for a channel about to close its fd that prepared an SQE since the last enter
      * ({@link RingwireIoRegistration#hasUnsubmittedSqe()}): an SQE naming a closed fd number would act on whatever
      * socket gets that number next. The usual close (after an EOF completion, with only cancels queued, which name a
-     * user_data, not the fd) does not get here and costs no enter.
+     * user_data, not the fd) does not get here and costs no enter. When the kernel refuses the enter (EAGAIN: no
+     * memory for requests now), once more with GETEVENTS, whose completion work frees requests; if it still takes
+     * none, {@code r}'s queued SQEs are made to fail with EBADF when it does ({@link SubmissionQueue#disarmUnconsumed}),
+     * so that none acts on the number, or the fixed-file slot, after the close.
+     *
+     * @param r the registration of the channel about to close
      */
+    void submitBeforeClose(RingwireIoRegistration r) {
+        submitBeforeClose();
+        if (r.hasUnsubmittedSqe()) {
+            ring.submitAndWait(0, -1);
+            if (r.hasUnsubmittedSqe()) {
+                int n = sq.disarmUnconsumed(0xFFFF_FFFF_0000_0000L, (long) r.id() << 32);
+                logger.debug("{}: the kernel took no SQE before a close; {} of {} made to fail (EBADF)", executor, n,
+                    r.handle());
+            }
+        }
+    }
+
+    /** Submits what waits in the SQ, if anything does (see {@link #submitBeforeClose(RingwireIoRegistration)}). */
     void submitBeforeClose() {
         if (sq.unconsumed() > 0) {
             counters.closeSubmits++;
@@ -1322,11 +1470,6 @@ public final class RingwireIoHandler implements IoHandler {
     /** @return whether the ring fd is registered with the loop's thread */
     boolean ringFdRegistered() {
         return ring.isRingFdRegistered();
-    }
-
-    /** @return enters made so far: an SQE prepared at one count has been submitted once it moves on */
-    long enterCount() {
-        return ring.enterCount();
     }
 
     /** @return bytes of scratch space left before {@link #scratch(int)} has to submit early */

@@ -19,8 +19,8 @@ final class RingwireIoRegistration implements IoRegistration {
     private final RingwireIoHandle fastHandle;
     private final int id;
     private int inFlight;
-    /** The handler's enter count when this registration last prepared an SQE. */
-    private long preparedAtEnter = -1;
+    /** The SQ position of the SQE this registration prepared last ({@link SubmissionQueue#position()}). */
+    private int preparedAt;
     private boolean cancelled;
     /** Runs once no operation of this registration is in flight (see {@link #runWhenIdle(Runnable)}). */
     private Runnable whenIdle;
@@ -33,6 +33,7 @@ final class RingwireIoRegistration implements IoRegistration {
         this.handle = handle;
         this.fastHandle = handle instanceof RingwireIoHandle h ? h : null;
         this.id = id;
+        this.preparedAt = handler.sq().position() - 1; // (none yet: consumed as soon as what is queued now is)
     }
 
     /** Records an SQE of this registration in its channel's trace; call only with {@link OpTrace#ON}. */
@@ -99,13 +100,16 @@ final class RingwireIoRegistration implements IoRegistration {
             traceSubmitted(opcode, data);
         }
         inFlight++;
-        preparedAtEnter = handler.enterCount();
+        preparedAt = handler.sq().position(); // (the SQE is prepared next, with this user_data)
         return UserData.encode(id, opcode, data);
     }
 
-    /** @return whether an SQE of this registration may still wait in the SQ: one was prepared since the last enter */
+    /**
+     * @return whether an SQE of this registration may still wait in the SQ: the kernel's SQ head has not passed the
+     *         last one prepared (an enter that failed, EAGAIN say, consumed none)
+     */
     boolean hasUnsubmittedSqe() {
-        return preparedAtEnter == handler.enterCount();
+        return !handler.sq().consumed(preparedAt);
     }
 
     /**

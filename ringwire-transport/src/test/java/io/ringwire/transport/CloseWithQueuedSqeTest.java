@@ -50,6 +50,50 @@ class CloseWithQueuedSqeTest extends OneLoopTestBase {
 
     @Test
     void aQueuedRecvDoesNotReadTheNextSocketWithTheSameNumber() throws Exception {
+        queuedRecvThenCloseThenNewSocketAtTheSameNumber(group, ch -> { });
+    }
+
+    /**
+     * The same with an enter between the read() and the close() that the kernel refused: it consumed no SQE, so the
+     * RECV still waits in the SQ though the loop's count of enters moved on. The refusal is real: an enter from a
+     * thread other than a SINGLE_ISSUER ring's owner fails (EEXIST; EINVAL or EBADF for the owner's registered ring
+     * fd), as one short of memory fails with EAGAIN, and both leave the SQ as it was. A loop without a fixed-file
+     * table, so that the RECV names the fd.
+     */
+    @Test
+    void aQueuedRecvLeftByAFailedEnterDoesNotReadTheNextSocketWithTheSameNumber() throws Exception {
+        io.netty.channel.EventLoopGroup fds = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
+            RingwireIoHandler.newFactory(RingwireIoHandlerConfig.builder().fixedFiles(0).build()));
+        try {
+            queuedRecvThenCloseThenNewSocketAtTheSameNumber(fds, CloseWithQueuedSqeTest::failedEnter);
+        } finally {
+            fds.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /** An enter of the channel's ring that the kernel refuses, made from another thread while the loop waits. */
+    private static void failedEnter(Channel ch) throws Exception {
+        RingwireIoHandler h = ((RingwireSocketChannel) ch).registration.handler();
+        java.lang.reflect.Field f = RingwireIoHandler.class.getDeclaredField("ring");
+        f.setAccessible(true);
+        io.ringwire.uring.IoUring ring = (io.ringwire.uring.IoUring) f.get(h);
+        int queued = h.sq().unconsumed();
+        int[] ret = new int[1];
+        Thread other = new Thread(() -> ret[0] = ring.submit());
+        other.start();
+        other.join();
+        org.junit.jupiter.api.Assumptions.assumeTrue(ret[0] < 0, "the ring took SQEs from another thread "
+            + "(singleIssuer off?): " + ret[0]);
+        assertEquals(queued, h.sq().unconsumed(), "the failed enter consumed nothing");
+    }
+
+    /** What runs on the loop between the channel's read() and its close(). */
+    private interface BeforeClose {
+        void run(Channel ch) throws Exception;
+    }
+
+    private static void queuedRecvThenCloseThenNewSocketAtTheSameNumber(io.netty.channel.EventLoopGroup group,
+                                                                        BeforeClose beforeClose) throws Exception {
         byte[] secret = "bytes for the new socket only".getBytes(StandardCharsets.US_ASCII);
         try (ServerSocket peers = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
              Arena arena = Arena.ofShared()) {
@@ -63,6 +107,7 @@ class CloseWithQueuedSqeTest extends OneLoopTestBase {
                 int number = ch.eventLoop().submit(() -> {
                     int fd = ((RingwireSocketChannel) ch).fd().intValue();
                     ch.read();   // a RECV waits in the SQ until the loop's next enter
+                    beforeClose.run(ch);
                     ch.close();  // close(2) now; the RECV is still queued
                     // a new socket at the same number, connected, with bytes waiting, all before the next enter
                     int s = connectRaw(address);

@@ -22,6 +22,8 @@ public final class CompletionQueue {
     private final int entries;
     /** Position of the first CQE not yet handed out: inside {@link #drain}'s handler, the one after its CQE. */
     private int unhandled;
+    /** {@link #handOver} ran during the current {@link #drain}: the drain stops, the head already past its CQEs. */
+    private boolean handedOver;
 
     CompletionQueue(MemorySegment rings, MemorySegment params) {
         int base = IoUringParams.CQ_OFF;
@@ -51,36 +53,66 @@ public final class CompletionQueue {
     }
 
     /**
-     * Hands up to {@code max} ready CQEs to {@code handler}, then releases their slots.
+     * Hands up to {@code max} ready CQEs to {@code handler}, then releases their slots. A handler that calls
+     * {@link #handOver} ends it after its CQE: the CQEs after it went to that call's handler.
      *
      * @param handler called once per CQE, in order
      * @param max     at most this many
-     * @return how many CQEs were handled
+     * @return how many CQEs were handed to {@code handler}
      */
     public int drain(CompletionHandler handler, int max) {
         int head = RawMemory.getIntOpaque(khead); // only this thread writes the head
         final int tail = RawMemory.getIntAcquire(ktail);
         final int n = Math.min(tail - head, max);
         int i = 0;
+        handedOver = false;
         try {
-            for (; i < n; i++) {
-                unhandled = head + i + 1;
+            while (i < n) {
                 long cqe = cqes + (long) ((head + i) & mask) * IoUringCqe.SIZE;
+                // counted before the call: a handler that throws still consumes its CQE (it has seen it, replaying it
+                // would double-complete)
+                unhandled = head + ++i;
                 long userData = RawMemory.getLong(cqe + IoUringCqe.USER_DATA_OFFSET);
                 int res = RawMemory.getInt(cqe + IoUringCqe.RES_OFFSET);
                 int flags = RawMemory.getInt(cqe + IoUringCqe.FLAGS_OFFSET);
                 handler.complete(userData, res, flags);
+                if (handedOver) {
+                    break; // the rest went to handOver's handler, and the head past them
+                }
             }
         } finally {
-            // a handler that throws still consumes its CQE: it has seen it, replaying it would double-complete
-            int consumed = i < n ? i + 1 : n;
-            // published even when nothing was consumed (the same head again): a branch taken only by an empty drain
-            // (a wait that timed out) is one a busy loop's compiled code never saw, and taking it later sends the
-            // loop's compilation back to the interpreter (JitStabilityTest)
-            RawMemory.putIntRelease(khead, head + consumed);
-            unhandled = head + consumed;
+            if (!handedOver) {
+                // published even when nothing was consumed (the same head again): a branch taken only by an empty
+                // drain (a wait that timed out) is one a busy loop's compiled code never saw, and taking it later
+                // sends the loop's compilation back to the interpreter (JitStabilityTest)
+                RawMemory.putIntRelease(khead, head + i);
+                unhandled = head + i;
+            }
         }
-        return n;
+        return i;
+    }
+
+    /**
+     * Hands every ready CQE not handed out yet to {@code handler} and releases their slots at once, so that the
+     * kernel can post into every slot again (and, at the next enter with GETEVENTS, move in what waits on its overflow
+     * list). Called from {@link #drain}'s handler, it takes the CQEs after the one being handled, and that drain
+     * stops after it; called outside a drain, every ready CQE.
+     *
+     * @param handler called once per CQE, in order
+     * @return how many CQEs were handed to it
+     */
+    public int handOver(CompletionHandler handler) {
+        final int from = unhandled;
+        final int tail = RawMemory.getIntAcquire(ktail);
+        for (int p = from; p != tail; p++) {
+            long cqe = cqes + (long) (p & mask) * IoUringCqe.SIZE;
+            handler.complete(RawMemory.getLong(cqe + IoUringCqe.USER_DATA_OFFSET),
+                RawMemory.getInt(cqe + IoUringCqe.RES_OFFSET), RawMemory.getInt(cqe + IoUringCqe.FLAGS_OFFSET));
+        }
+        RawMemory.putIntRelease(khead, tail);
+        unhandled = tail;
+        handedOver = true;
+        return tail - from;
     }
 
     /**

@@ -213,7 +213,10 @@ public final class IoUring implements AutoCloseable {
         return cq;
     }
 
-    /** @return {@code io_uring_enter} calls made so far */
+    /**
+     * @return {@code io_uring_enter} calls made so far, failed ones too: that it moved does not say the SQEs queued
+     *         were consumed ({@link SubmissionQueue#consumed(int)} does)
+     */
     public long enterCount() {
         return enters;
     }

@@ -80,6 +80,51 @@ public final class SubmissionQueue {
         return tail - RawMemory.getIntAcquire(khead);
     }
 
+    /**
+     * @return the position in the ring of the next SQE prepared: an SQE prepared at position {@code p} has been
+     *         consumed by the kernel once {@link #consumed(int) consumed(p)} says so (positions wrap around)
+     */
+    public int position() {
+        return tail;
+    }
+
+    /**
+     * Whether the kernel has consumed the SQE at {@code position} ({@link #position()} when it was prepared): only
+     * the SQ head it has moved past it says so. An enter that fails (EAGAIN with no memory for requests, EBUSY, a
+     * thread other than a SINGLE_ISSUER ring's owner) consumes none, and one that stops at a request it cannot
+     * allocate consumes only those before it.
+     *
+     * @param position an SQE's position
+     * @return whether the kernel has taken it (it will not read it again)
+     */
+    public boolean consumed(int position) {
+        return RawMemory.getIntAcquire(khead) - position > 0;
+    }
+
+    /**
+     * Makes the SQEs the kernel has not consumed whose user_data matches fail when it does: their fd becomes -1
+     * (a fixed file's too, which becomes a plain fd), so each completes with EBADF instead of acting on whatever file
+     * has their fd number, or fills their slot, by then. Without SQPOLL the kernel reads an SQE only in the enter
+     * that consumes it, so rewriting it before is safe. For a file about to close whose SQEs a refused enter left
+     * queued.
+     *
+     * @param userDataMask  bits of the user_data compared
+     * @param userDataValue what they must be
+     * @return how many SQEs were changed
+     */
+    public int disarmUnconsumed(long userDataMask, long userDataValue) {
+        int n = 0;
+        for (int p = RawMemory.getIntAcquire(khead); p != tail; p++) {
+            long a = sqesAddress + (long) (p & mask) * IoUringSqe.SIZE;
+            if ((RawMemory.getLong(a + USER_DATA_OFFSET) & userDataMask) == userDataValue) {
+                RawMemory.putInt(a + FD_OFFSET, -1);
+                RawMemory.putByte(a + FLAGS_OFFSET, (byte) (RawMemory.getByte(a + FLAGS_OFFSET) & ~IOSQE_FIXED_FILE));
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** @return free slots right now (without submitting) */
     public int remaining() {
         return entries - (tail - RawMemory.getIntAcquire(khead));

@@ -153,6 +153,73 @@ class IoUringTest {
     }
 
     @Test
+    void handOverInsideADrainTakesTheRestAndEndsTheDrain() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).build()) {
+            for (int i = 1; i <= 4; i++) {
+                ring.sq().prepNop(i);
+            }
+            assertEquals(4, ring.submitAndWait(4, -1));
+            CompletionQueue cq = ring.cq();
+            List<Long> drained = new java.util.ArrayList<>();
+            Cqes taken = new Cqes(ring);
+            int[] handedOver = new int[1];
+            int n = cq.drain((userData, res, flags) -> {
+                drained.add(userData);
+                if (userData == 2) {
+                    handedOver[0] = cq.handOver(taken);
+                    assertEquals(0, cq.ready(), "their slots are free at once");
+                    assertEquals(Integer.MIN_VALUE, cq.postedResult(3, 0), "handed over, not ahead in the CQ");
+                }
+            }, Integer.MAX_VALUE);
+            assertEquals(2, n, "the drain handed out two, then stopped");
+            assertEquals(List.of(1L, 2L), drained);
+            assertEquals(2, handedOver[0]);
+            assertEquals(List.of(3L, 4L), taken.seen.stream().map(Cqes.Cqe::userData).toList());
+            ring.sq().prepNop(5);
+            assertEquals(1, ring.submitAndWait(1, -1));
+            Cqes after = new Cqes(ring);
+            assertEquals(1, cq.drain(after, Integer.MAX_VALUE), "the head was left where handOver put it");
+            assertEquals(5, after.seen.get(0).userData());
+        }
+    }
+
+    @Test
+    void anSqeIsConsumedOnlyOnceTheKernelsHeadPassesItNotWhenAnEnterFails() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).startDisabled(true).build()) {
+            SubmissionQueue sq = ring.sq();
+            int at = sq.position();
+            sq.prepNop(1);
+            long enters = ring.enterCount();
+            assertEquals(-Errno.EBADFD, ring.submit(), "a disabled ring refuses the enter");
+            assertEquals(enters + 1, ring.enterCount(), "the failed enter is counted as an enter");
+            assertFalse(sq.consumed(at), "the refused enter consumed nothing");
+            ring.enable();
+            assertEquals(1, ring.submit());
+            assertTrue(sq.consumed(at));
+        }
+    }
+
+    @Test
+    void aDisarmedSqeFailsWithEbadfInsteadOfActingOnItsFd() throws Exception {
+        try (IoUring ring = IoUring.builder().entries(8).startDisabled(true).build();
+             EventFd e = EventFd.create();
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            ring.enable();
+            e.signal(); // a READ of it would complete at once, with 8 bytes
+            java.lang.foreign.MemorySegment buf = arena.allocate(8);
+            SubmissionQueue sq = ring.sq();
+            sq.prepRead(e.fd(), buf.address(), 8, 0, 0x7_0000_0001L);
+            sq.prepRead(e.fd(), buf.address(), 8, 0, 0x8_0000_0001L);
+            assertEquals(1, sq.disarmUnconsumed(0xFFFF_FFFF_0000_0000L, 0x7_0000_0000L), "only the matching SQE");
+            assertEquals(2, ring.submitAndWait(2, -1));
+            Cqes cqes = new Cqes(ring);
+            ring.cq().drain(cqes, Integer.MAX_VALUE);
+            assertEquals(-Errno.EBADF, cqes.seen.get(0).res(), "the disarmed READ");
+            assertEquals(8, cqes.seen.get(1).res(), "the other READ took the eventfd's count");
+        }
+    }
+
+    @Test
     void newestPostedResultSeesTheSameCompletionsFromTheTail() throws Exception {
         try (IoUring ring = IoUring.builder().entries(8).build()) {
             for (int i = 1; i <= 3; i++) {
