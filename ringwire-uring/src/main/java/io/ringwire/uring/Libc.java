@@ -145,10 +145,6 @@ public final class Libc {
         static final MethodHandle H = downcall("sendfile",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
     }
-    private static final class Strerror {
-        static final MethodHandle H = downcall("strerror",
-            FunctionDescriptor.of(ADDRESS, JAVA_INT));
-    }
     private static final class ClockGettime {
         static final MethodHandle H = downcall("clock_gettime",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), CAPTURE_ERRNO);
@@ -737,6 +733,13 @@ public final class Libc {
     }
 
     /**
+     * Linked with this class, not on first use as the other calls are: an error is often described when the process
+     * is out of descriptors (EMFILE), and loading a class then fails where classes are read from a directory, each
+     * from a file of its own (a NoClassDefFoundError instead of the errno's description).
+     */
+    private static final MethodHandle STRERROR = downcall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+    /**
      * {@code strerror(errnum)}.
      *
      * @param errnum a positive errno
@@ -744,7 +747,7 @@ public final class Libc {
      */
     static String strerror(int errnum) {
         try {
-            MemorySegment s = (MemorySegment) Strerror.H.invokeExact(errnum);
+            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errnum);
             return s.reinterpret(256).getString(0);
         } catch (Throwable t) {
             throw rethrow(t);
