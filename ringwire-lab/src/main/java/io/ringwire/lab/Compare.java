@@ -19,6 +19,9 @@ import java.util.Map;
 final class Compare {
     private Compare() { }
 
+    /** What ends the key of a workload's profiled runs, which are listed apart and compared with nothing. */
+    static final String PROFILED = " (profiled)";
+
     /** What one server did in one workload of one file: every run's figures. */
     record Runs(List<Double> cpu, List<Double> rate) { }
 
@@ -35,7 +38,9 @@ final class Compare {
         }
         Map<String, Map<String, Runs>> out = new LinkedHashMap<>();
         for (JsonNode r : runs) {
-            String key = r.path("workload").asText() + " · " + r.path("variant").asText();
+            // a profiled run (--profile) carries the profiler's cost: it is kept apart, never set against a plain one
+            String key = r.path("workload").asText() + " · " + r.path("variant").asText()
+                + (r.path("profiled").asBoolean(false) ? PROFILED : "");
             Runs x = out.computeIfAbsent(key, k -> new LinkedHashMap<>())
                 .computeIfAbsent(r.path("server").asText(), k -> new Runs(new ArrayList<>(), new ArrayList<>()));
             add(x.cpu(), r.get("serverCpuUsPerMsg"));
@@ -63,6 +68,11 @@ final class Compare {
             Map<String, Runs> before = older.get(w.getKey());
             for (Map.Entry<String, Runs> s : w.getValue().entrySet()) {
                 Runs old = before == null ? null : before.get(s.getKey());
+                if (w.getKey().endsWith(PROFILED)) {
+                    unmatched.add(w.getKey() + " / " + s.getKey() + ": in the new results, not compared (the "
+                        + "profiler's cost is in its figures)");
+                    continue;
+                }
                 if (old == null) {
                     unmatched.add(w.getKey() + " / " + s.getKey() + ": only in the new results");
                     continue;
@@ -75,7 +85,10 @@ final class Compare {
         for (Map.Entry<String, Map<String, Runs>> w : older.entrySet()) {
             for (String server : w.getValue().keySet()) {
                 Map<String, Runs> after = newer.get(w.getKey());
-                if (after == null || !after.containsKey(server)) {
+                if (w.getKey().endsWith(PROFILED)) {
+                    unmatched.add(w.getKey() + " / " + server + ": in the old results, not compared (the "
+                        + "profiler's cost is in its figures)");
+                } else if (after == null || !after.containsKey(server)) {
                     unmatched.add(w.getKey() + " / " + server + ": only in the old results");
                 }
             }

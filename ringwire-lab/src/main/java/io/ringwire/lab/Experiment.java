@@ -2,6 +2,7 @@ package io.ringwire.lab;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -141,6 +142,9 @@ final class Experiment {
     private boolean rehearsedInProcess;
     private final List<ConnectionCost> connectionCosts = new ArrayList<>();
     private final List<RunResult> rehearsals = new ArrayList<>();
+    /** {@code --profile}: how every measured run's server is profiled; null when none is. */
+    private Profiling profiling;
+    private final List<Profile> profiles = new ArrayList<>();
 
     /** The generators ({@link #rehearsingGenerator}) that have run in this JVM already. */
     private static final java.util.Set<String> REHEARSED = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -222,6 +226,24 @@ final class Experiment {
         this.generatorKind = "frames";
         this.rehearsedInProcess = true;
         return this;
+    }
+
+    /**
+     * Profiles the server of every measured run over its window ({@code --profile}): async-profiler loaded at the
+     * server JVM's start, started as the window opens and stopped as it closes; each run is marked as profiled, and
+     * its profile kept ({@link #profiles}). A rehearsal run is not profiled.
+     *
+     * @param p where the profiler's library is and where the profiles go
+     * @return this experiment
+     */
+    Experiment profiledBy(Profiling p) {
+        this.profiling = p;
+        return this;
+    }
+
+    /** @return the profiles of every run so far (empty without {@link #profiledBy}) */
+    List<Profile> profiles() {
+        return List.copyOf(profiles);
     }
 
     /** @return the unmeasured rehearsal runs made so far (at most one) */
@@ -314,9 +336,9 @@ final class Experiment {
      *         other processes disturbed it
      */
     static String shortLine(RunResult r) {
-        return String.format(Locale.ROOT, "%9s/s  p99 %7s µs  %5s µs/msg%s", Summary.number("%,.0f", r.rate()),
+        return String.format(Locale.ROOT, "%9s/s  p99 %7s µs  %5s µs/msg%s%s", Summary.number("%,.0f", r.rate()),
             Summary.number("%,.0f", r.p99Us()), Summary.number("%.2f", r.serverCpuUsPerMsg()),
-            r.contaminated() ? " CONTAMINATED" : "");
+            r.contaminated() ? " CONTAMINATED" : "", r.profiled() ? " PROFILED" : "");
     }
 
     /** @return what went wrong in a run (mismatches, errors, starved connections), or null */
@@ -339,11 +361,14 @@ final class Experiment {
             r.labJitUtil(), r.heapPeakMiB(), r.liveHeapMiB(), r.mismatches(), r.errors(), r.starved() == 0 ? ""
                 : String.format(Locale.ROOT, ", %d connections starved (longest wait %.1f s)", r.starved(),
                     r.maxUs() / 1e6),
-            r.warmupSeconds(), r.foreignCores(), r.contaminated() ? " (CONTAMINATED)" : "");
+            r.warmupSeconds(), r.foreignCores(), r.contaminated() ? " (CONTAMINATED)" : "")
+            + (r.profiled() ? "; PROFILED (async-profiler sampled the server: no verdict)" : "");
     }
 
     private RunResult runOnce(Competitor competitor, int round) throws IOException, InterruptedException {
-        try (ServerProcess server = ServerProcess.start(competitor, protocol, settings.threads(), settings.jvm())) {
+        boolean profiled = profiling != null && round > 0;
+        try (ServerProcess server = ServerProcess.start(competitor, protocol, settings.threads(), settings.jvm(),
+            profiled ? profiling.jvmFlags() : List.of())) {
             long pid = server.pid();
             MemorySnapshot without = null;
             AtomicReference<MemorySnapshot> with = new AtomicReference<>();
@@ -364,11 +389,15 @@ final class Experiment {
             int[] edges = {0};
             AtomicReference<Map<String, Double>> stats = new AtomicReference<>(Map.of());
             AtomicReference<Map<String, Double>> live = new AtomicReference<>(Map.of());
+            AtomicReference<String> engine = new AtomicReference<>();
             Warmup warmup = new Warmup(settings.warmupSeconds(), settings.maxWarmupSeconds(), pid);
             Measurement m = driver.drive(server.address(), warmup, () -> {
                 int i = Math.min(edges[0]++, 1);
                 if (i == 0) {
                     server.resetStats();
+                    if (profiled) { // before the CPU clock is read: starting it is not the window's work
+                        engine.set(startProfiler(server));
+                    }
                 }
                 cpu[i] = ProcessStats.cpuSeconds(pid);
                 machine[i] = ProcessStats.machineBusySeconds();
@@ -381,6 +410,9 @@ final class Experiment {
                     warmup.windowOpened(wall[0]);
                 }
                 if (i == 1) {
+                    if (profiled) { // as soon as the clocks are read, before the full collection LIVE makes
+                        stopProfiler(server);
+                    }
                     stats.set(server.stats());
                     live.set(server.live()); // a full collection, after the window's figures are taken
                     if (perConnection != null) {
@@ -404,7 +436,16 @@ final class Experiment {
             double serverCpu = cpu[1] - cpu[0] - jitCpu;
             // what the machine was busy with besides the server (JIT included) and the lab (load generator included)
             double foreign = Math.max(0, (machine[1] - machine[0]) - (cpu[1] - cpu[0]) - (lab[1] - lab[0])) / window;
-            return new RunResult(workload, variant, competitor.label(), round, primeSeconds + warmup.seconds(),
+            if (profiled && engine.get() != null) {
+                Path base = profiling.base(workload, variant, competitor.label(), round);
+                server.dumpProfile(base);
+                Path html = base.resolveSibling(base.getFileName() + ".html");
+                Path collapsed = base.resolveSibling(base.getFileName() + ".collapsed");
+                profiles.add(Profile.read(workload, variant, competitor.label(), round, engine.get(),
+                    profiling.link(html), profiling.link(collapsed),
+                    m.messages() == 0 ? Double.NaN : (cpu[1] - cpu[0]) * 1e6 / m.messages(), collapsed));
+            }
+            RunResult run = new RunResult(workload, variant, competitor.label(), round, primeSeconds + warmup.seconds(),
                 m.rate(),
                 m.offeredRate(),
                 m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(),
@@ -420,6 +461,23 @@ final class Experiment {
                 per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),
                 s.getOrDefault("bufferRingExhausted", Double.NaN), s.getOrDefault("iterations", Double.NaN),
                 m.mismatches(), m.errors(), m.starved(), foreign);
+            return profiled ? run.asProfiled() : run;
+        }
+    }
+
+    private String startProfiler(ServerProcess server) {
+        try {
+            return server.startProfiler(profiling.library());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void stopProfiler(ServerProcess server) {
+        try {
+            server.stopProfiler();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 

@@ -53,6 +53,9 @@ final class HtmlReport {
         for (int i = 0; i < report.summaries().size(); i++) {
             section(b, report.summaries().get(i), report.verdicts().get(i));
         }
+        if (!report.profiles().isEmpty()) {
+            profiles(b, report.profiles());
+        }
         if (report.costModel() != null) {
             costModel(b, report.costModel());
         }
@@ -65,7 +68,8 @@ final class HtmlReport {
     /** The first chart: Ringwire's CPU per message over each competitor's, per workload, with 95 % intervals. */
     private static void overview(StringBuilder b, List<Summary> summaries) {
         String rw = Competitor.RINGWIRE.label();
-        List<Summary> withRingwire = summaries.stream().filter(s -> s.row(rw) != null).toList();
+        // a profiled run's ratios enter no verdict, and this chart's whiskers are the verdicts' test
+        List<Summary> withRingwire = summaries.stream().filter(s -> s.row(rw) != null && !s.profiled()).toList();
         List<String> others = new ArrayList<>();
         for (Summary s : withRingwire) {
             // Ringwire's own variants (ringwire-minwait) are not competitors: their table rows show them
@@ -138,10 +142,12 @@ final class HtmlReport {
                         : Html.escape(" (× " + String.join(", × ", Overview.against(l.server())) + ")"))
                     .append("</td>");
                 for (Overview.Cell c : l.cells()) {
-                    b.append("<td>").append(Html.escape(Overview.cell(c.cpu(), false))).append("</td>");
+                    b.append("<td>").append(Html.escape(Overview.cell(c.cpu(), false, e.profiled())))
+                        .append("</td>");
                 }
                 for (Overview.Cell c : l.cells()) {
-                    b.append("<td>").append(Html.escape(Overview.cell(c.rate(), e.openLoop()))).append("</td>");
+                    b.append("<td>").append(Html.escape(Overview.cell(c.rate(), e.openLoop(), e.profiled())))
+                        .append("</td>");
                 }
                 b.append(i == 0 ? notesCell : "").append("</tr>\n");
             }
@@ -209,6 +215,61 @@ final class HtmlReport {
                 .append("<p class=\"small\">").append(Html.escape(seed.source())).append("</p></div>\n");
         }
         b.append("</div>\n</section>\n");
+    }
+
+    /**
+     * {@code --profile}: per experiment, ringwire's and netty-epoll's CPU per message by layer and the frames where
+     * they differ most (as in the terminal), and a link to every run's flame graph.
+     */
+    private static void profiles(StringBuilder b, List<Profile> profiles) {
+        b.append("<section class=\"profiles\">\n<h2>Profiles (PROFILED runs: no verdict)</h2>\n<p class=\"small\">")
+            .append(Html.escape("async-profiler sampled each server from its window's opening to its closing, every "
+                + ServerProfiler.INTERVAL + " of CPU, with Java, native and kernel frames. A layer's figure is its "
+                + "share of the samples × the server's measured CPU per message (its JIT compiler threads included, "
+                + "as they are in the samples), pooled over the runs. The profiler's own cost is in every figure of "
+                + "these runs. Each flame graph is interactive: click a frame to zoom, search with the button at the "
+                + "top right.")).append("</p>\n");
+        for (Map.Entry<String, Map<String, List<Profile>>> e : ProfileTable.byExperiment(profiles).entrySet()) {
+            b.append("<h3>").append(Html.escape(e.getKey())).append("</h3>\n");
+            List<Profile> rw = e.getValue().get(Competitor.RINGWIRE.label());
+            List<Profile> epoll = e.getValue().get(Competitor.NETTY_EPOLL.label());
+            if (rw != null && epoll != null) {
+                ProfileTable.Column a = ProfileTable.column(rw);
+                ProfileTable.Column c = ProfileTable.column(epoll);
+                b.append("<table class=\"results layers\"><tr><th>layer, µs per message</th><th>")
+                    .append(Html.escape(a.server())).append("</th><th>").append(Html.escape(c.server()))
+                    .append("</th><th>difference</th></tr>\n");
+                for (ProfileLayer l : ProfileLayer.values()) {
+                    layerRow(b, l.label(), a.layer(l), c.layer(l));
+                }
+                layerRow(b, "total (process CPU, JIT included)", a.cpuUsPerMsg(), c.cpuUsPerMsg());
+                b.append("</table>\n<table class=\"results frames\"><tr><th>frame (self time), µs per message"
+                    + "</th><th>").append(Html.escape(a.server())).append("</th><th>").append(Html.escape(c.server()))
+                    .append("</th><th>difference</th></tr>\n");
+                for (ProfileTable.Difference d : ProfileTable.differences(a, c, ProfileTable.TOP)) {
+                    layerRow(b, ProfileTable.display(d.frame()), d.a(), d.b());
+                }
+                b.append("</table>\n");
+            }
+            b.append("<ul class=\"flamegraphs\">");
+            for (List<Profile> server : e.getValue().values()) {
+                for (Profile p : server) {
+                    b.append("<li><a href=\"").append(Html.escape(p.flameGraph())).append("\">")
+                        .append(Html.escape(p.server() + ", round " + p.round())).append("</a> ")
+                        .append(Html.escape(String.format(Locale.ROOT, "(%s, %,d samples%s; stacks: ", p.engine(),
+                            p.samples(), p.kernelFrames() ? "" : ", no kernel frames")))
+                        .append("<a href=\"").append(Html.escape(p.collapsed())).append("\">collapsed</a>)</li>");
+                }
+            }
+            b.append("</ul>\n");
+        }
+        b.append("</section>\n");
+    }
+
+    private static void layerRow(StringBuilder b, String label, double a, double c) {
+        b.append("<tr><td style=\"text-align:left\">").append(Html.escape(label)).append("</td><td>")
+            .append(Summary.number("%.3f", a)).append("</td><td>").append(Summary.number("%.3f", c))
+            .append("</td><td>").append(Summary.number("%+.3f", a - c)).append("</td></tr>\n");
     }
 
     private static double[] values(Summary s, ToDoubleFunction<Summary.Row> f) {

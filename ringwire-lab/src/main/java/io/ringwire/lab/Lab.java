@@ -117,6 +117,13 @@ public final class Lab implements Callable<Integer> {
                 + "(default: ${DEFAULT-VALUE})")
         String generator;
 
+        @Option(names = "--profile", description = "profile each server's measured window with async-profiler "
+            + "(perf_events' cpu-clock, else itimer; Java, native and kernel frames): a flame graph per run in "
+            + "<out>/profiles, linked from report.html, and a table of ringwire's and netty-epoll's CPU per message by "
+            + "layer with the frames where they differ most; the profiler's cost is in every figure, so a profiled "
+            + "run enters no verdict")
+        boolean profile;
+
         /** @return how much the terminal shows besides the run lines and the summary */
         LabReport.Detail detail() {
             return quiet ? LabReport.Detail.QUIET : wide ? LabReport.Detail.WIDE : LabReport.Detail.COMPACT;
@@ -241,6 +248,12 @@ public final class Lab implements Callable<Integer> {
         progress.note(command + "  (" + (ServerProcess.canPin() ? "servers on CPU 1, load generator on CPU 0"
             : "unpinned: one core or no taskset") + ")");
         notes.forEach(progress::note);
+        if (common.profile) {
+            Profiling profiling = Profiling.into(common.out);
+            experiments.forEach(e -> e.profiledBy(profiling));
+            progress.note("PROFILED: async-profiler samples every server's window (" + common.out.resolve(
+                Profiling.DIR) + "); its cost is in every figure, and no verdict is given");
+        }
         List<RunResult> runs = new ArrayList<>();
         for (Experiment e : experiments) {
             runs.addAll(e.run(progress));
@@ -255,7 +268,7 @@ public final class Lab implements Callable<Integer> {
         }
         List<ConnectionCost> costs = experiments.stream().flatMap(e -> e.connectionCosts().stream()).toList();
         LabReport report = LabReport.of(command, common.settings().jvm(), common.engine(), notes, runs, model,
-            costs);
+            costs, experiments.stream().flatMap(e -> e.profiles().stream()).toList());
         Path html = report.write(common.out);
         System.out.print(report.text(common.detail()));
         List<RunResult> rehearsals = experiments.stream().flatMap(e -> e.rehearsals().stream()).toList();

@@ -31,10 +31,11 @@ import java.util.Map;
  * @param runs      every run
  * @param costModel seed 002's figures, or null
  * @param connectionCosts the conns workload's memory per connection, every run (empty without it)
+ * @param profiles  {@code --profile}: every run's profile (empty without it)
  */
 public record LabReport(String command, Map<String, String> machine, List<String> notes, List<Summary> summaries,
                         List<String> verdicts, List<RunResult> runs, CostModel.Report costModel,
-                        List<ConnectionCost> connectionCosts) {
+                        List<ConnectionCost> connectionCosts, List<Profile> profiles) {
     /** A report without the conns workload. */
     static LabReport of(String command, ServerJvm jvm, LoadGenerator.Engine generator, List<String> notes,
                         List<RunResult> runs, CostModel.Report costModel) {
@@ -53,6 +54,18 @@ public record LabReport(String command, Map<String, String> machine, List<String
      */
     static LabReport of(String command, ServerJvm jvm, LoadGenerator.Engine generator, List<String> notes,
                         List<RunResult> runs, CostModel.Report costModel, List<ConnectionCost> connectionCosts) {
+        return of(command, jvm, generator, notes, runs, costModel, connectionCosts, List.of());
+    }
+
+    /**
+     * {@link #of(String, ServerJvm, LoadGenerator.Engine, List, List, CostModel.Report, List)} with profiles.
+     *
+     * @param profiles every run's profile ({@code --profile}); empty for none
+     * @return the report
+     */
+    static LabReport of(String command, ServerJvm jvm, LoadGenerator.Engine generator, List<String> notes,
+                        List<RunResult> runs, CostModel.Report costModel, List<ConnectionCost> connectionCosts,
+                        List<Profile> profiles) {
         List<Summary> summaries = Summary.of(runs);
         Map<String, String> machine = describeMachine();
         machine.put("server JVM flags", jvm.describe());
@@ -91,9 +104,17 @@ public record LabReport(String command, Map<String, String> machine, List<String
         }
         machine.put("load generator", external.isEmpty() ? lab : workloads.isEmpty() ? String.join("; ", external)
             : lab + "; " + String.join("; ", external));
+        if (!profiles.isEmpty()) {
+            machine.put("profiler", "async-profiler " + ServerProfiler.VERSION + " in every measured server, from "
+                + "the window's opening to its closing: " + String.join(", ", profiles.stream().map(Profile::engine)
+                    .distinct().toList()) + " every " + ServerProfiler.INTERVAL + " of CPU, Java, native and "
+                + (profiles.stream().allMatch(Profile::kernelFrames) ? "kernel frames"
+                    : "kernel frames where sampled (" + Profiling.kernelFramesAllowed() + ")")
+                + "; its cost is in every figure, and no verdict is given");
+        }
         return new LabReport(command, machine, List.copyOf(notes), summaries,
             summaries.stream().map(Summary::verdict).toList(), List.copyOf(runs), costModel,
-            List.copyOf(connectionCosts));
+            List.copyOf(connectionCosts), List.copyOf(profiles));
     }
 
     static Map<String, String> describeMachine() {
@@ -159,6 +180,7 @@ public record LabReport(String command, Map<String, String> machine, List<String
         if (!connectionCosts.isEmpty()) {
             b.append(ConnectionCost.table(connectionCosts));
         }
+        b.append(ProfileTable.text(profiles));
         List<String> after = new ArrayList<>(); // below the tables, after a blank line
         if (detail == Detail.WIDE) {
             verdicts.forEach(v -> after.add("verdict: " + v));

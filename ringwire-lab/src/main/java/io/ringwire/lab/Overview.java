@@ -57,9 +57,10 @@ record Overview(List<Overview.Entry> entries) {
      * @param trade    the minimum-wait variant's median latency against Ringwire's, or null
      * @param seed     the seed's figure beside this machine's, or null
      * @param runs     runs per server (the rounds)
+     * @param profiled whether a profiler sampled the servers: the ratios are shown, without a verdict
      */
     record Entry(String workload, String variant, boolean openLoop, List<Line> lines, List<String> flags,
-                 String trade, SeedFigure.Comparison seed, int runs) {
+                 String trade, SeedFigure.Comparison seed, int runs, boolean profiled) {
         /** @return "echo · 500 conns × 128 B at 20k msgs/s", and "(fixed load)" when it was */
         String title() {
             return workload + " · " + variant + (openLoop ? " (fixed load)" : "");
@@ -120,7 +121,7 @@ record Overview(List<Overview.Entry> entries) {
                 + "%d µs to share a wake-up)", mw.server(), mw.p50Us(), rw.p50Us(), Competitor.MIN_WAIT_MICROS);
         int runs = s.rows().stream().mapToInt(Summary.Row::runs).max().orElse(0);
         return new Entry(s.workload(), s.variant(), s.openLoop(), List.copyOf(lines), flags(s, lines), trade,
-            SeedFigure.against(s), runs);
+            SeedFigure.against(s), runs, s.profiled());
     }
 
     /** The verdict's caveats that touch the servers compared here, and any failure at all, in short. */
@@ -128,6 +129,10 @@ record Overview(List<Overview.Entry> entries) {
         Set<String> compared = lines.stream().map(Line::server).collect(Collectors.toCollection(LinkedHashSet::new));
         compared.addAll(AGAINST);
         List<String> flags = new ArrayList<>();
+        if (s.profiled()) {
+            flags.add("PROFILED: async-profiler sampled every server in its window; its cost is in these figures, "
+                + "which enter no verdict");
+        }
         List<String> failed = s.rows().stream().filter(r -> !r.clean())
             .map(r -> r.server() + " " + (r.mismatches() + r.errors())).toList();
         if (!failed.isEmpty()) {
@@ -185,6 +190,14 @@ record Overview(List<Overview.Entry> entries) {
      *         start at the same column whatever the figures
      */
     static String cell(Stats.Comparison c, boolean fixedLoad) {
+        return cell(c, fixedLoad, false);
+    }
+
+    /**
+     * @param profiled whether the runs were profiled: the words say so instead of judging
+     * @return {@link #cell(Stats.Comparison, boolean)}, or for profiled runs "1.31 ± 0.05        profiled: no verdict"
+     */
+    static String cell(Stats.Comparison c, boolean fixedLoad, boolean profiled) {
         if (c == null) {
             return "not run";
         }
@@ -195,7 +208,7 @@ record Overview(List<Overview.Entry> entries) {
             : lopsided(c) ? String.format(Locale.ROOT, " (%.2f-%.2f)", c.low(), c.high())
             : String.format(Locale.ROOT, " ± %.2f", c.halfInterval());
         return String.format(Locale.ROOT, "%-17s %s", String.format(Locale.ROOT, "%.2f%s", c.ratio(), spread),
-            fixedLoad ? "fixed load" : c.difference().words());
+            fixedLoad ? "fixed load" : profiled ? Summary.PROFILED : c.difference().words());
     }
 
     /**
@@ -234,13 +247,13 @@ record Overview(List<Overview.Entry> entries) {
                 if (onFramework(l.server())) {
                     List<String> others = against(l.server());
                     wrap(b, l.server() + " × " + others.get(0) + ", × " + others.get(1) + ":", "  ", "    ");
-                    row(b, "    CPU per message", l, true, e.openLoop());
-                    row(b, "    rate", l, false, e.openLoop());
+                    row(b, "    CPU per message", l, true, e);
+                    row(b, "    rate", l, false, e);
                     continue;
                 }
-                row(b, own ? "  CPU per message" : "  CPU, " + l.server(), l, true, e.openLoop());
+                row(b, own ? "  CPU per message" : "  CPU, " + l.server(), l, true, e);
                 if (own) {
-                    row(b, "  rate", l, false, e.openLoop());
+                    row(b, "  rate", l, false, e);
                 }
             }
             if (e.trade() != null) {
@@ -266,11 +279,11 @@ record Overview(List<Overview.Entry> entries) {
         return b.toString();
     }
 
-    private static void row(StringBuilder b, String label, Line l, boolean cpu, boolean openLoop) {
+    private static void row(StringBuilder b, String label, Line l, boolean cpu, Entry e) {
         b.append(String.format(Locale.ROOT, "%-" + LABEL + "s", label));
         for (int i = 0; i < l.cells().size(); i++) {
             Cell c = l.cells().get(i);
-            String text = cpu ? cell(c.cpu(), false) : cell(c.rate(), openLoop);
+            String text = cpu ? cell(c.cpu(), false, e.profiled()) : cell(c.rate(), e.openLoop(), e.profiled());
             b.append(i == l.cells().size() - 1 ? text : String.format(Locale.ROOT, "%-" + CELL + "s", text));
         }
         b.append('\n');

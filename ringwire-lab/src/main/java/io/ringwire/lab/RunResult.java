@@ -48,6 +48,8 @@ package io.ringwire.lab;
  *                        (a server that starves some connections while serving the rest; not an error)
  * @param foreignCores    CPU used during the window by processes other than the server and the lab (other work
  *                        on a shared machine), in cores; above {@link #CONTAMINATED_CORES} the run is flagged
+ * @param profiled        whether a profiler sampled the server during the window ({@code --profile}): its figures
+ *                        carry the profiler's cost and enter no verdict
  */
 public record RunResult(String workload, String variant, String server, int round, double warmupSeconds, double rate,
                         double offeredRate,
@@ -58,12 +60,39 @@ public record RunResult(String workload, String variant, String server, int roun
                         double gcCount, double gcMillis, double allocBytesPerMsg,
                         double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, double bufferRingEmpty,
                         double loopIterations, long mismatches, long errors, long starved,
-                        double foreignCores) {
+                        double foreignCores, boolean profiled) {
+    /** A run no profiler sampled. */
+    public RunResult(String workload, String variant, String server, int round, double warmupSeconds, double rate,
+                     double offeredRate,
+                     double p50Us, double p99Us, double p999Us, double maxUs, double streamsPerSec,
+                     double streamP99Ms, double sendLagP99Us, double serverCpuUsPerMsg, double serverUtil,
+                     double jitUtil, double loadgenUtil, double labJitUtil, double peakRssMiB, double nonHeapMiB,
+                     double rssOutsideHeapMiB, double heapPeakMiB, double liveHeapMiB, double directPeakMiB,
+                     double gcCount, double gcMillis, double allocBytesPerMsg,
+                     double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, double bufferRingEmpty,
+                     double loopIterations, long mismatches, long errors, long starved,
+                     double foreignCores) {
+        this(workload, variant, server, round, warmupSeconds, rate, offeredRate, p50Us, p99Us, p999Us, maxUs,
+            streamsPerSec, streamP99Ms, sendLagP99Us, serverCpuUsPerMsg, serverUtil, jitUtil, loadgenUtil, labJitUtil,
+            peakRssMiB, nonHeapMiB, rssOutsideHeapMiB, heapPeakMiB, liveHeapMiB, directPeakMiB, gcCount, gcMillis,
+            allocBytesPerMsg, sqesPerEnter, iovecsPerWrite, bytesPerRecv, bufferRingEmpty, loopIterations, mismatches,
+            errors, starved, foreignCores, false);
+    }
+
     /** Foreign CPU load above which a run's figures are not trusted. */
     public static final double CONTAMINATED_CORES = 0.2;
 
     /** @return whether other processes used enough CPU during the window to disturb it */
     public boolean contaminated() {
         return foreignCores > CONTAMINATED_CORES;
+    }
+
+    /** @return the same run, marked as profiled */
+    RunResult asProfiled() {
+        return new RunResult(workload, variant, server, round, warmupSeconds, rate, offeredRate, p50Us, p99Us, p999Us,
+            maxUs, streamsPerSec, streamP99Ms, sendLagP99Us, serverCpuUsPerMsg, serverUtil, jitUtil, loadgenUtil,
+            labJitUtil, peakRssMiB, nonHeapMiB, rssOutsideHeapMiB, heapPeakMiB, liveHeapMiB, directPeakMiB, gcCount,
+            gcMillis, allocBytesPerMsg, sqesPerEnter, iovecsPerWrite, bytesPerRecv, bufferRingEmpty, loopIterations,
+            mismatches, errors, starved, foreignCores, true);
     }
 }

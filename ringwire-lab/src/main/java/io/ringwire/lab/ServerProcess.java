@@ -53,6 +53,15 @@ final class ServerProcess implements AutoCloseable {
 
     /** @return the command line of {@code competitor}'s server JVM on {@code port} */
     static List<String> command(Competitor competitor, int port, Protocol protocol, int threads, ServerJvm jvm) {
+        return command(competitor, port, protocol, threads, jvm, List.of());
+    }
+
+    /**
+     * @param profiler the flags that load a profiler ({@link Profiling#jvmFlags}); empty for none
+     * @return the command line of {@code competitor}'s server JVM on {@code port}
+     */
+    static List<String> command(Competitor competitor, int port, Protocol protocol, int threads, ServerJvm jvm,
+                                List<String> profiler) {
         List<String> cmd = new ArrayList<>();
         if (canPin()) {
             cmd.addAll(List.of(TASKSET, "-c", "1"));
@@ -61,6 +70,7 @@ final class ServerProcess implements AutoCloseable {
         cmd.addAll(jvm.flags());
         // extra server JVM flags for profiling, e.g. -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
         cmd.addAll(ServerJvm.extraFlags());
+        cmd.addAll(profiler);
         cmd.addAll(competitor.properties()); // a variant's own setting (ringwire-minwait)
         cmd.addAll(List.of(
             "-cp", System.getProperty("java.class.path"), LabServer.class.getName(), competitor.label(),
@@ -78,9 +88,19 @@ final class ServerProcess implements AutoCloseable {
      */
     static ServerProcess start(Competitor competitor, Protocol protocol, int threads, ServerJvm jvm)
         throws IOException {
+        return start(competitor, protocol, threads, jvm, List.of());
+    }
+
+    /**
+     * @param profiler the flags that load a profiler into the server ({@link Profiling#jvmFlags}); empty for none
+     * @return the server, accepting connections
+     * @throws IOException if it does not start; the message carries its output
+     */
+    static ServerProcess start(Competitor competitor, Protocol protocol, int threads, ServerJvm jvm,
+                               List<String> profiler) throws IOException {
         int port = freePort();
-        Process p = new ProcessBuilder(command(competitor, port, protocol, threads, jvm)).redirectErrorStream(true)
-            .start();
+        Process p = new ProcessBuilder(command(competitor, port, protocol, threads, jvm, profiler))
+            .redirectErrorStream(true).start();
         ServerProcess server = new ServerProcess(p, new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         StringBuilder seen = new StringBuilder();
@@ -125,7 +145,7 @@ final class ServerProcess implements AutoCloseable {
             String line;
             while ((line = out.readLine()) != null) {
                 if (line.startsWith("STATS") || line.startsWith("LIVE") || line.startsWith("MEMORY")
-                    || line.startsWith("CONNS")
+                    || line.startsWith("CONNS") || line.startsWith("PROFILE ")
                     || line.equals("OK") || line.startsWith("ERROR")) {
                     replies.add(line);
                 } else if (log != null) {
@@ -215,6 +235,40 @@ final class ServerProcess implements AutoCloseable {
     /** @return connections the server holds in direct descriptors, which no fd counts; 0 if it did not answer */
     long directDescriptors() {
         return values("CONNS", 10).getOrDefault("directDescriptors", 0.0).longValue();
+    }
+
+    /**
+     * Starts async-profiler in the server, which must have been started with {@link Profiling#jvmFlags}.
+     *
+     * @param library the profiler's library, as given to the server JVM
+     * @return the engine that runs ({@code cpu-clock}, or {@code itimer} with why)
+     * @throws IOException if the server could not start it
+     */
+    String startProfiler(Path library) throws IOException {
+        return profileReply("PROFILE-START " + library, 30).substring("engine=".length());
+    }
+
+    /** Stops the server's profiler; its samples stay until {@link #dumpProfile}. */
+    void stopProfiler() throws IOException {
+        profileReply("PROFILE-STOP", 30);
+    }
+
+    /**
+     * Writes the stopped profiler's samples to {@code base.collapsed} and {@code base.html}.
+     *
+     * @param base the files' path without extension
+     */
+    void dumpProfile(Path base) throws IOException {
+        profileReply("PROFILE-DUMP " + base.toAbsolutePath(), 120); // a flame graph of many stacks: seconds
+    }
+
+    private String profileReply(String command, int seconds) throws IOException {
+        String reply = ask(command, seconds);
+        if (reply == null || !reply.startsWith("PROFILE ")) {
+            throw new IOException("server " + process.pid() + ": '" + command + "' answered "
+                + (reply == null ? "nothing within " + seconds + " s" : "'" + reply + "'"));
+        }
+        return reply.substring("PROFILE ".length());
     }
 
     private String ask(String command) {

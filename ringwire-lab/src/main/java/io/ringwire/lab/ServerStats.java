@@ -28,7 +28,8 @@ import java.util.stream.Collectors;
  * retains under load is told apart from the garbage its peak includes. {@code MEMORY} answers what is live after a
  * full collection with a class histogram ({@link MemorySnapshot}), for the conns workload; {@code CONNS} the
  * connections Ringwire's loops hold in direct descriptors, which no fd counts. CPU time (the process CPU
- * clock) and the peak RSS the lab reads from outside.
+ * clock) and the peak RSS the lab reads from outside. {@code PROFILE-START}, {@code PROFILE-STOP} and
+ * {@code PROFILE-DUMP} drive async-profiler for {@code --profile} ({@link ServerProfiler}).
  */
 final class ServerStats {
     private static final long SAMPLE_MILLIS = 10;
@@ -65,6 +66,11 @@ final class ServerStats {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
+                if (line.startsWith("PROFILE-")) { // --profile: async-profiler around the window (ServerProfiler)
+                    System.out.println(profile(line));
+                    System.out.flush();
+                    continue;
+                }
                 switch (line.trim()) {
                     case "RESET" -> {
                         reset();
@@ -85,6 +91,18 @@ final class ServerStats {
         // us); a server nobody measures or stops would go on holding its core, its heap and its port
         sampler.interrupt();
         System.exit(0);
+    }
+
+    private static String profile(String line) {
+        int space = line.indexOf(' ');
+        String command = space < 0 ? line : line.substring(0, space);
+        String argument = space < 0 ? "" : line.substring(space + 1);
+        return switch (command) {
+            case "PROFILE-START" -> ServerProfiler.start(argument);
+            case "PROFILE-STOP" -> ServerProfiler.stop();
+            case "PROFILE-DUMP" -> ServerProfiler.dump(argument);
+            default -> "ERROR unknown command '" + line + "'";
+        };
     }
 
     private void sample() {

@@ -16,9 +16,10 @@ import java.util.function.ToDoubleFunction;
  * @param rows     one per server, in the order servers first ran
  * @param contaminatedRuns runs during which other processes used more than {@link RunResult#CONTAMINATED_CORES}
  * @param totalRuns every run
+ * @param profiledRuns runs whose server a profiler sampled ({@code --profile}): with any, no verdict is given
  */
 public record Summary(String workload, String variant, List<Summary.Row> rows, int contaminatedRuns,
-                      int totalRuns) {
+                      int totalRuns, int profiledRuns) {
     /** The baseline every ratio is taken against. */
     static final String BASELINE = Competitor.NETTY_EPOLL.label();
 
@@ -97,7 +98,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                     median(rs, RunResult::loadgenUtil), !Double.isNaN(median(rs, RunResult::offeredRate)))));
         }
         return new Summary(runs.get(0).workload(), runs.get(0).variant(), rows,
-            (int) runs.stream().filter(RunResult::contaminated).count(), runs.size());
+            (int) runs.stream().filter(RunResult::contaminated).count(), runs.size(),
+            (int) runs.stream().filter(RunResult::profiled).count());
     }
 
     /** Open loop: a generator whose p99 lateness (median over runs) exceeds this did not keep its schedule. */
@@ -281,10 +283,30 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
             + (epoll == null ? "" : String.format(Locale.ROOT, " vs netty-epoll %.0f MiB", f.applyAsDouble(epoll)));
     }
 
-    /** @return one sentence: who spent least, how Ringwire compares with epoll, and anything that went wrong */
+    /** @return whether a profiler sampled the servers of any run: then the figures enter no verdict */
+    public boolean profiled() {
+        return profiledRuns > 0;
+    }
+
+    /** The words that stand for a verdict where the runs were profiled. */
+    static final String PROFILED = "profiled: no verdict";
+
+    /**
+     * @return one sentence: who spent least, how Ringwire compares with epoll, and anything that went wrong; for
+     *         profiled runs only that they were, and any failure
+     */
     public String verdict() {
         StringBuilder b = new StringBuilder(workload).append(" (").append(variant).append("): ");
         long bad = bad();
+        if (profiled()) {
+            b.append(String.format(Locale.ROOT, "PROFILED (%d of %d runs): async-profiler sampled every server in its "
+                + "window, so the figures carry its cost and enter no verdict; rerun without --profile to compare",
+                profiledRuns, totalRuns));
+            if (bad > 0) {
+                b.append("; FAILED: ").append(bad).append(" mismatched bytes or errors");
+            }
+            return b.toString();
+        }
         Row best = rows.stream().filter(r -> !Double.isNaN(r.cpuUsPerMsg()))
             .min((x, y) -> Double.compare(x.cpuUsPerMsg(), y.cpuUsPerMsg())).orElse(null);
         if (best == null) {
