@@ -1281,6 +1281,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 int len = writeRemoteAddress(remote, seg.asSlice(sa - seg.address(), SockAddr.STORAGE_SIZE));
                 nameSlot(r, r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0)));
                 started(CONNECT);
+                h.submitNow(); // the SYN leaves now, as connect(2)'s does, whatever the caller does next on the loop
                 Connecting attempt = new Connecting(promise, remote);
                 connecting = attempt;
                 int timeoutMillis = config.getConnectTimeoutMillis();

@@ -1462,6 +1462,18 @@ public final class RingwireIoHandler implements IoHandler {
         }
     }
 
+    /**
+     * Submits what waits in the SQ now, for a connect: its SYN leaves inside {@code connect()}, as connect(2) sends it
+     * on Netty's NIO and epoll, not at the loop's next enter. A task that calls connect and then holds the loop until
+     * the peer has accepted (Netty's SocketChannelEOFTest waits for the peer to write and shut its output down) would
+     * otherwise wait for a SYN that its own wait holds back.
+     */
+    void submitNow() {
+        if (sq.unconsumed() > 0) {
+            ring.submit();
+        }
+    }
+
     /** @return the ring's {@code IORING_SETUP_*} flags, as the kernel accepted them */
     int setupFlags() {
         return ring.setupFlags();

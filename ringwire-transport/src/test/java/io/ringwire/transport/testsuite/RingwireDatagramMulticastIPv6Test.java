@@ -24,4 +24,11 @@ class RingwireDatagramMulticastIPv6Test extends DatagramMulticastIPv6Test {
     public void testMulticast(TestInfo testInfo) {
         Assumptions.abort(MulticastSkip.WHY);
     }
+
+    /** Joins a group on the host's multicast-capable interface too (its IGMP report leaves the host): skipped. */
+    @Override
+    @Test
+    public void testMulticastWithWildcardLocalAddress(TestInfo testInfo) {
+        Assumptions.abort(MulticastSkip.WHY);
+    }
 }

@@ -17,6 +17,6 @@ class RingwireDomainSocketSslEchoTest extends SocketSslEchoTest {
 
     @Override
     protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
-        return RingwireSocketTestPermutation.INSTANCE.domainSocketWithFds();
+        return RingwireSocketTestPermutation.INSTANCE.domainSocket();
     }
 }

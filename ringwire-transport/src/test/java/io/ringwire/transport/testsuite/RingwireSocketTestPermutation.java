@@ -49,7 +49,8 @@ import java.util.List;
  * not Netty's {@code DomainSocketAddress}). Where Netty's epoll cannot load, its pairings are left out. Ringwire with
  * direct descriptors ({@link RingwireIoHandlerConfig#directDescriptors()}: connections in the loops' fixed-file
  * tables, no fd each) is paired with itself and with NIO both ways, and for Unix domain sockets with itself, where the
- * kernel has them.
+ * kernel has them; the lists of servers alone and of clients alone (for the tests whose other end is a plain socket)
+ * have it too. Every class of the testsuite runs these pairings, TLS and traffic shaping included.
  */
 public final class RingwireSocketTestPermutation extends SocketTestPermutation {
     static final RingwireSocketTestPermutation INSTANCE = new RingwireSocketTestPermutation();
@@ -77,64 +78,75 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
     private final EventLoopGroup epollGroup = Epoll.isAvailable() ? new MultiThreadIoEventLoopGroup(NUM_THREADS,
         new DefaultThreadFactory("testsuite-ringwire-epoll", true), EpollIoHandler.newFactory()) : null;
 
-    /**
-     * The pairings without Ringwire's direct descriptors, for the long tests whose I/O is an echo's (TLS, traffic
-     * shaping): the echo tests run those pairings already, and these would add minutes.
-     */
-    public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socketWithFds() {
-        List<BootstrapFactory<ServerBootstrap>> servers = new ArrayList<>(serverSocket());
-        List<BootstrapFactory<Bootstrap>> clients = new ArrayList<>(clientSocket());
+    @Override
+    public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket() {
+        List<BootstrapFactory<ServerBootstrap>> servers = new ArrayList<>(fdServers());
+        List<BootstrapFactory<Bootstrap>> clients = new ArrayList<>(fdClients());
         if (epollGroup != null) {
             servers.add(() -> new ServerBootstrap().group(epollGroup).channel(EpollServerSocketChannel.class));
             clients.add(() -> new Bootstrap().group(epollGroup).channel(EpollSocketChannel.class));
         }
-        return withRingwire(servers, clients);
-    }
-
-    /** {@link #domainSocket()} without direct descriptors (see {@link #socketWithFds()}). */
-    public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> domainSocketWithFds() {
-        List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> all = domainSocket();
-        return all.subList(0, all.size() - (RINGWIRE_DIRECT_BOSS != null ? 1 : 0));
-    }
-
-    @Override
-    public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket() {
-        List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos = socketWithFds();
+        List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos = withRingwire(servers, clients);
         if (RINGWIRE_DIRECT_BOSS != null) {
-            BootstrapFactory<ServerBootstrap> direct = () -> new ServerBootstrap()
-                .group(RINGWIRE_DIRECT_BOSS, RINGWIRE_DIRECT_WORKER).channel(RingwireServerSocketChannel.class);
-            BootstrapFactory<Bootstrap> directClient = () -> new Bootstrap()
-                .group(RINGWIRE_DIRECT_WORKER).channel(RingwireSocketChannel.class);
-            BootstrapFactory<ServerBootstrap> nio = () -> new ServerBootstrap()
-                .group(nioGroup, nioGroup).channel(NioServerSocketChannel.class);
-            BootstrapFactory<Bootstrap> nioClient = () -> new Bootstrap()
-                .group(nioGroup).channel(NioSocketChannel.class);
-            combos.addAll(withRingwire(List.of(direct, nio), List.of(directClient, nioClient)));
+            combos.addAll(withRingwire(List.of(directServer(), nioServer()), List.of(directClient(), nioClient())));
         }
         return combos;
     }
 
+    /** Ringwire's server, NIO's, and Ringwire's with direct descriptors where the kernel has them. */
     @Override
     public List<BootstrapFactory<ServerBootstrap>> serverSocket() {
-        BootstrapFactory<ServerBootstrap> ringwire = () -> new ServerBootstrap()
-            .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerSocketChannel.class);
-        BootstrapFactory<ServerBootstrap> nio = () -> new ServerBootstrap()
-            .group(nioGroup, nioGroup).channel(NioServerSocketChannel.class);
-        return List.of(ringwire, nio);
+        List<BootstrapFactory<ServerBootstrap>> servers = new ArrayList<>(fdServers());
+        if (RINGWIRE_DIRECT_BOSS != null) {
+            servers.add(directServer());
+        }
+        return servers;
     }
 
+    /** Ringwire's client, NIO's, and Ringwire's with direct descriptors where the kernel has them. */
     @Override
     public List<BootstrapFactory<Bootstrap>> clientSocket() {
+        List<BootstrapFactory<Bootstrap>> clients = new ArrayList<>(fdClients());
+        if (RINGWIRE_DIRECT_BOSS != null) {
+            clients.add(directClient());
+        }
+        return clients;
+    }
+
+    private List<BootstrapFactory<ServerBootstrap>> fdServers() {
+        BootstrapFactory<ServerBootstrap> ringwire = () -> new ServerBootstrap()
+            .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerSocketChannel.class);
+        return List.of(ringwire, nioServer());
+    }
+
+    private List<BootstrapFactory<Bootstrap>> fdClients() {
         BootstrapFactory<Bootstrap> ringwire = () -> new Bootstrap()
             .group(RINGWIRE_WORKER).channel(RingwireSocketChannel.class);
-        BootstrapFactory<Bootstrap> nio = () -> new Bootstrap()
-            .group(nioGroup).channel(NioSocketChannel.class);
-        return List.of(ringwire, nio);
+        return List.of(ringwire, nioClient());
+    }
+
+    private BootstrapFactory<ServerBootstrap> nioServer() {
+        return () -> new ServerBootstrap().group(nioGroup, nioGroup).channel(NioServerSocketChannel.class);
+    }
+
+    private BootstrapFactory<Bootstrap> nioClient() {
+        return () -> new Bootstrap().group(nioGroup).channel(NioSocketChannel.class);
+    }
+
+    private static BootstrapFactory<ServerBootstrap> directServer() {
+        return () -> new ServerBootstrap()
+            .group(RINGWIRE_DIRECT_BOSS, RINGWIRE_DIRECT_WORKER).channel(RingwireServerSocketChannel.class);
+    }
+
+    private static BootstrapFactory<Bootstrap> directClient() {
+        return () -> new Bootstrap().group(RINGWIRE_DIRECT_WORKER).channel(RingwireSocketChannel.class);
     }
 
     /** Unix domain stream sockets: Ringwire × Ringwire, and Ringwire with Netty epoll both ways. */
     public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> domainSocket() {
-        List<BootstrapFactory<ServerBootstrap>> servers = new ArrayList<>(domainServerSocket());
+        List<BootstrapFactory<ServerBootstrap>> servers = new ArrayList<>();
+        servers.add(() -> new ServerBootstrap()
+            .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerDomainSocketChannel.class));
         List<BootstrapFactory<Bootstrap>> clients = new ArrayList<>();
         clients.add(() -> new Bootstrap().group(RINGWIRE_WORKER).channel(RingwireDomainSocketChannel.class));
         if (epollGroup != null) {
@@ -143,17 +155,29 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
         }
         List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos = withRingwire(servers, clients);
         if (RINGWIRE_DIRECT_BOSS != null) {
-            combos.addAll(withRingwire(List.of(() -> new ServerBootstrap().group(RINGWIRE_DIRECT_BOSS,
-                RINGWIRE_DIRECT_WORKER).channel(RingwireServerDomainSocketChannel.class)), List.of(() -> new Bootstrap()
+            combos.addAll(withRingwire(List.of(directDomainServer()), List.of(() -> new Bootstrap()
                 .group(RINGWIRE_DIRECT_WORKER).channel(RingwireDomainSocketChannel.class))));
         }
         return combos;
     }
 
-    /** A Ringwire Unix domain stream server, for the tests whose peer is a plain socket. */
+    /**
+     * Ringwire's Unix domain stream server, with fds and with direct descriptors where the kernel has them, for the
+     * tests whose peer is a plain socket.
+     */
     public List<BootstrapFactory<ServerBootstrap>> domainServerSocket() {
-        return List.of(() -> new ServerBootstrap()
+        List<BootstrapFactory<ServerBootstrap>> servers = new ArrayList<>();
+        servers.add(() -> new ServerBootstrap()
             .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerDomainSocketChannel.class));
+        if (RINGWIRE_DIRECT_BOSS != null) {
+            servers.add(directDomainServer());
+        }
+        return servers;
+    }
+
+    private static BootstrapFactory<ServerBootstrap> directDomainServer() {
+        return () -> new ServerBootstrap()
+            .group(RINGWIRE_DIRECT_BOSS, RINGWIRE_DIRECT_WORKER).channel(RingwireServerDomainSocketChannel.class);
     }
 
     /** @return a fresh path in the temporary directory, no file there yet */
