@@ -10,6 +10,6 @@ import java.util.List;
 class RingwireSocketSslEchoTest extends SocketSslEchoTest {
     @Override
     protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
-        return RingwireSocketTestPermutation.INSTANCE.socket();
+        return RingwireSocketTestPermutation.INSTANCE.socketDirectWithItself();
     }
 }
