@@ -146,10 +146,10 @@ final class ProfileTable {
         b.append(String.format(Locale.ROOT, row, "samples", String.format(Locale.ROOT, "%,d", a.samples()),
             String.format(Locale.ROOT, "%,d", c.samples()), ""));
         b.append("frames (self time) where they differ most, µs per message:\n");
-        String frameRow = "%-82s %9s %9s %9s%n";
+        String frameRow = "%-79s %12s %12s %9s%n";
         b.append(String.format(Locale.ROOT, frameRow, "frame", a.server(), c.server(), "diff"));
         for (Difference d : differences(a, c, TOP)) {
-            b.append(String.format(Locale.ROOT, frameRow, shorten(display(d.frame()), 82), us(d.a()), us(d.b()),
+            b.append(String.format(Locale.ROOT, frameRow, shorten(display(d.frame()), 79), us(d.a()), us(d.b()),
                 signed(d.diff())));
         }
         List<String> how = new ArrayList<>();
