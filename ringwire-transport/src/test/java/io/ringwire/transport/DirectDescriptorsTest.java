@@ -333,6 +333,12 @@ class DirectDescriptorsTest {
                 // what Bootstrap logs as a warning, and goes on
             }
             c.config().setOption(ChannelOption.SO_KEEPALIVE, true);
+            c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    received.add((ByteBuf) msg);
+                }
+            });
             clients.next().register(c).sync();
             c.connect(server.localAddress()).sync();
             assertTrue(c.isDirect());
