@@ -109,7 +109,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     /** A direct descriptor counted in its loop's {@link RingwireCounters#directDescriptors()}. */
     private boolean directJoined;
     /** A client on direct descriptors whose socket is made when it joins its loop: what it needs until then. */
-    private PendingSocket pendingSocket;
+    private volatile PendingSocket pendingSocket;
     /** The buffer the in-flight direct RECV writes into; the channel owns it until the CQE. */
     private ByteBuf directBuf;
     /** Consecutive multishot receives that filled a ring buffer with more waiting, and direct ones that did not. */
@@ -148,6 +148,13 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         ByteBuf send;
         /** An fd installed to pass a direct descriptor's socket (it has none), closed when that SENDMSG ends. */
         int installed = -1;
+        /**
+         * The descriptor being passed whose socket is a direct descriptor in another loop's table: that loop installs
+         * an fd of it ({@link #fetched} once it has come); null when none is asked for.
+         */
+        FileDescriptor fetching;
+        /** The fd another loop installed for {@link #fetching}, not yet passed; -1 for none. */
+        int fetched = -1;
     }
 
     private Descriptors descriptors;
@@ -355,26 +362,66 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     /**
      * A client on direct descriptors before it joins a loop: its socket's family, and the options set meanwhile, to
-     * be set on the socket once the loop has made it.
+     * be set on the socket once the loop has made it. The application's threads set and read them while the loop
+     * makes the socket: each call holds the object's lock, and so does the making, so an option set goes either to
+     * this list, which the making then puts on the socket, or, once it is made, to the socket.
      */
     private static final class PendingSocket {
         final int family;
-        /** (level, optname, value) in the order they were set. */
-        final java.util.List<Object[]> options = new java.util.ArrayList<>();
+        /** (level, optname, value) in the order they were set. Guarded by this. */
+        private final java.util.List<Object[]> options = new java.util.ArrayList<>();
+        /** Whether the socket was made (or the channel closed before): options go to it now. Guarded by this. */
+        private boolean made;
 
         PendingSocket(int family) {
             this.family = family;
         }
 
-        /** @return the value last set for the option, or null */
-        byte[] value(int level, int name) {
-            for (int i = options.size() - 1; i >= 0; i--) {
+        /**
+         * Keeps an option for the socket, once a socket of the same family has taken the value: one the kernel
+         * refuses fails here, as it fails at once on an fd. Without an fd to spare for that check (EMFILE, ENFILE:
+         * a process that holds its connections in slots may have none), it is checked when the socket is made.
+         *
+         * @return false if the socket was made meanwhile: set it there
+         * @throws NativeIoException the kernel refused the value
+         */
+        synchronized boolean add(int level, int name, byte[] value) throws NativeIoException {
+            if (made) {
+                return false;
+            }
+            int template = -1;
+            try {
+                template = Sockets.open(family, SocketConstants.SOCK_STREAM);
+            } catch (NativeIoException e) {
+                if (e.errno() != Errno.EMFILE && e.errno() != Errno.ENFILE) {
+                    throw e;
+                }
+            }
+            if (template >= 0) {
+                try {
+                    Sockets.setBytes(template, level, name, value);
+                } finally {
+                    Libc.close(template);
+                }
+            }
+            options.add(new Object[] {level, name, value.clone()});
+            return true;
+        }
+
+        /** @return the value last set for the option, or null (none, or the socket is made) */
+        synchronized byte[] value(int level, int name) {
+            for (int i = options.size() - 1; i >= 0 && !made; i--) {
                 Object[] o = options.get(i);
                 if ((int) o[0] == level && (int) o[1] == name) {
-                    return (byte[]) o[2];
+                    return ((byte[]) o[2]).clone();
                 }
             }
             return null;
+        }
+
+        /** @return whether the socket is still to be made */
+        synchronized boolean pending() {
+            return !made;
         }
     }
 
@@ -384,7 +431,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         if (home != null) {
             return "slot " + fileSlot + " of the fixed-file table of " + home.executor();
         }
-        return pendingSocket != null ? "a direct descriptor made when the channel joins its loop"
+        PendingSocket p = pendingSocket;
+        return p != null && p.pending() ? "a direct descriptor made when the channel joins its loop"
             : "a direct descriptor moving between loops";
     }
 
@@ -406,10 +454,14 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         RingwireIoHandler from = slotHome;
         try {
             if (pendingSocket != null) {
-                makeSocket(target);
+                makeSocket(target); // (false: made by a passing of its descriptor meanwhile, with an fd)
             } else if (from == null) {
                 throw new java.nio.channels.ClosedChannelException(); // closed while it moved
             } else if (!target.directDescriptors()) {
+                if (from != target) {
+                    fdFrom(from, target, then, failed);
+                    return;
+                }
                 becomeFd(from);
             } else if (from != target) {
                 moveSlot(from, target, then, failed);
@@ -459,29 +511,106 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     }
 
     /**
-     * A client's socket, made in {@code target}'s table (or with an fd there, or with {@code target} null), and the
-     * options set before.
+     * This direct descriptor becomes an fd for {@code target}, a loop without direct descriptors, on {@code target}'s
+     * loop: the fd is installed on {@code from}'s loop, whose table holds the slot, and handed back to
+     * {@code target}'s, a task each way, so that neither loop waits for the other (two loops each waiting for the
+     * other would wait for ever).
      */
-    private void makeSocket(RingwireIoHandler target) throws NativeIoException {
-        PendingSocket p = pendingSocket;
-        int type = SocketConstants.SOCK_STREAM | SocketConstants.SOCK_NONBLOCK;
-        if (target != null && target.directDescriptors()) {
-            int slot = target.syncCall(IoUringConstants.IORING_OP_SOCKET,
-                (q, ud) -> q.prepSocketDirect(p.family, type, 0, -1, ud));
-            if (slot == -Errno.ENFILE) {
-                throw new NativeIoException("socket into " + target.executor() + "'s fixed-file table (full, "
-                    + target.counters().fixedFileSlots() + " slots)", slot);
-            }
-            NativeIoException.check(slot, "socket into a direct descriptor");
-            target.slotTaken();
-            fileSlot = slot;
-            slotHome = target;
-        } else {
-            fd = Sockets.open(p.family, SocketConstants.SOCK_STREAM);
+    private void fdFrom(RingwireIoHandler from, RingwireIoHandler target, Runnable then,
+                        java.util.function.Consumer<Throwable> failed) {
+        int slot = fileSlot;
+        slotHome = null; // moving: a call meanwhile fails with EAGAIN, a close leaves the socket to the move
+        fileSlot = -1;
+        try {
+            from.executor().execute(() -> {
+                int installed;
+                try {
+                    installed = from.installFd(slot);
+                } catch (NativeIoException | RuntimeException e) {
+                    from.closeSlot(slot); // the channel fails its registration, and is closed
+                    arriveWithFd(target, -1, e, then, failed);
+                    return;
+                }
+                from.emptySlotNow(slot); // the fd holds the last reference, wherever it is closed
+                arriveWithFd(target, installed, null, then, failed);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the loop that held it has ended, and its table with it
+            failed.accept(new NativeIoException("moving a connection out of the table of a loop that has ended",
+                -Errno.EBADF));
         }
-        pendingSocket = null;
-        for (Object[] o : p.options) {
-            setBytesOption((int) o[0], (int) o[1], (byte[]) o[2]);
+    }
+
+    /** The fd {@link #fdFrom} installed (or its failure) comes to {@code target}'s loop. */
+    private void arriveWithFd(RingwireIoHandler target, int installed, Throwable error, Runnable then,
+                              java.util.function.Consumer<Throwable> failed) {
+        try {
+            target.executor().execute(() -> {
+                if (error != null) {
+                    failed.accept(error);
+                } else if (!isOpen()) {
+                    Libc.close(installed); // closed while it moved
+                    failed.accept(new java.nio.channels.ClosedChannelException());
+                } else {
+                    fd = installed;
+                    then.run();
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            if (installed >= 0) {
+                Libc.close(installed);
+            }
+            failed.accept(e); // its new loop has ended
+        }
+    }
+
+    /**
+     * A client's socket, made in {@code target}'s table (or with an fd there, or with {@code target} null), and the
+     * options set before: one the kernel refuses now (its value could not be checked when it was set) is logged as a
+     * warning, as Netty's Bootstrap logs an option refused on an fd, and the socket goes on without it. Holds the
+     * {@link PendingSocket}'s lock throughout, so an option set meanwhile waits, then goes to the socket.
+     *
+     * @return false if the socket was made already (elsewhere, concurrently) or the channel closed
+     * @throws io.netty.channel.ChannelException the socket could not be made, as Netty's transports fail to open one
+     */
+    private boolean makeSocket(RingwireIoHandler target) {
+        PendingSocket p = pendingSocket;
+        if (p == null) {
+            return false;
+        }
+        synchronized (p) {
+            if (p.made) {
+                return false;
+            }
+            int type = SocketConstants.SOCK_STREAM | SocketConstants.SOCK_NONBLOCK;
+            try {
+                if (target != null && target.directDescriptors()) {
+                    int slot = target.syncCall(IoUringConstants.IORING_OP_SOCKET,
+                        (q, ud) -> q.prepSocketDirect(p.family, type, 0, -1, ud));
+                    if (slot == -Errno.ENFILE) {
+                        throw new NativeIoException("socket into " + target.executor() + "'s fixed-file table (full, "
+                            + target.counters().fixedFileSlots() + " slots)", slot);
+                    }
+                    NativeIoException.check(slot, "socket into a direct descriptor");
+                    target.slotTaken();
+                    fileSlot = slot;
+                    slotHome = target;
+                } else {
+                    fd = Sockets.open(p.family, SocketConstants.SOCK_STREAM);
+                }
+            } catch (NativeIoException | IllegalStateException e) {
+                throw new io.netty.channel.ChannelException("a socket for " + this, e);
+            }
+            p.made = true;
+            pendingSocket = null;
+            for (Object[] o : p.options) {
+                try {
+                    setBytesOption((int) o[0], (int) o[1], (byte[]) o[2]);
+                } catch (NativeIoException | RuntimeException e) {
+                    logger.warn("{}: an option set before its socket was made is refused now: {}", this, e.toString());
+                }
+            }
+            return true;
         }
     }
 
@@ -528,7 +657,13 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         int slot = fileSlot;
         slotHome = null;
         fileSlot = -1;
-        pendingSocket = null;
+        PendingSocket p = pendingSocket;
+        if (p != null) {
+            synchronized (p) {
+                p.made = true; // never: an option set from now on finds the channel closed
+            }
+            pendingSocket = null;
+        }
         if (home == null || slot < 0) {
             return; // moving between loops (the move closes it), or never made
         }
@@ -549,10 +684,16 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     }
 
     /**
-     * Runs {@code call} on the loop whose table holds this direct descriptor: at once when called there, else as a
-     * task of that loop, waited for (the ring takes SQEs from its own thread only).
+     * Runs {@code call} on the loop whose table holds this direct descriptor: at once when called there; from a
+     * thread that is no event loop (the application's, or an executor's), as a task of that loop, waited for (the ring
+     * takes SQEs from its own thread only). From another event loop it fails at once: one loop never waits for
+     * another, as in Netty's transports (two loops each asking for something of a channel of the other's would wait
+     * for each other for ever), and without an fd there is nothing that thread could call itself. What the channel
+     * knows without its socket (addresses read before, options set before the socket was made) is answered before
+     * this from any thread.
      *
-     * @throws NativeIoException what the call threw; EBADF when the slot is gone (closed), EAGAIN while it moves
+     * @throws NativeIoException what the call threw; EBADF when the slot is gone (closed), EAGAIN while it moves or
+     *                           when asked from another event loop
      */
     private <T> T onSlot(SlotCall<T> call) throws NativeIoException {
         RingwireIoHandler home = slotHome;
@@ -564,7 +705,22 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (slotHome != home || slot < 0) {
                 throw new NativeIoException("a call on " + directDescription(), -Errno.EAGAIN);
             }
-            return call.call(home, slot);
+            try {
+                return call.call(home, slot);
+            } catch (IllegalStateException e) {
+                // the ring could not take the call now (its SQ or CQ full): a refusal like the kernel's, for
+                // the caller's ChannelException
+                NativeIoException n = new NativeIoException("a call on " + directDescription() + " ("
+                    + e.getMessage() + ")", -Errno.EAGAIN);
+                n.initCause(e);
+                throw n;
+            }
+        }
+        if (io.netty.util.internal.ThreadExecutorMap.currentExecutor() instanceof io.netty.channel.EventLoop other) {
+            throw new NativeIoException("a call on " + directDescription() + " from another event loop, " + other
+                + ": the socket is reached only on its own loop, and one loop never waits for another; make it on "
+                + home.executor() + " (channel.eventLoop().execute) or from a thread that is no event loop",
+                -Errno.EAGAIN);
         }
         java.util.concurrent.CompletableFuture<T> result = new java.util.concurrent.CompletableFuture<>();
         try {
@@ -596,19 +752,31 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             q.useFixedFile(q.prepCmdSock(op, slot, level, name, area.address(), length, ud), slot));
     }
 
+    /*
+     * The calls below read pendingSocket (volatile) before fd: a client's socket is made, and fd or the slot written,
+     * before pendingSocket is cleared, so a call that finds it cleared (or its socket made) sees them.
+     */
+
+    /** @return the client's {@link PendingSocket} while its socket is still to be made, else null */
+    private PendingSocket stillPending() {
+        PendingSocket p = pendingSocket;
+        return p != null && p.pending() ? p : null;
+    }
+
     @Override
     <T> T withFd(FdCall<T> call) throws NativeIoException {
-        if (fd != DIRECT_FD) {
-            return call.apply(fd);
-        }
-        if (pendingSocket != null) {
+        PendingSocket p = stillPending();
+        if (p != null) {
             // no socket yet: the call sees a fresh one of the same family (a default), which it cannot change
-            int template = Sockets.open(pendingSocket.family, SocketConstants.SOCK_STREAM);
+            int template = Sockets.open(p.family, SocketConstants.SOCK_STREAM);
             try {
                 return call.apply(template);
             } finally {
                 Libc.close(template);
             }
+        }
+        if (fd != DIRECT_FD) {
+            return call.apply(fd);
         }
         return onSlot((h, slot) -> {
             int installed = h.installFd(slot);
@@ -622,14 +790,18 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     @Override
     int getIntOption(int level, int name) throws NativeIoException {
-        if (fd != DIRECT_FD) {
-            return super.getIntOption(level, name);
-        }
-        byte[] pending = pendingSocket != null ? pendingSocket.value(level, name) : null;
+        PendingSocket p = pendingSocket;
+        byte[] pending = p != null ? p.value(level, name) : null;
         if (pending != null) {
             return java.nio.ByteBuffer.wrap(pending).order(java.nio.ByteOrder.nativeOrder()).getInt();
         }
-        if (level != SocketConstants.SOL_SOCKET || pendingSocket != null) {
+        if (p != null && p.pending()) {
+            return withFd(f -> Sockets.getInt(f, level, name));
+        }
+        if (fd != DIRECT_FD) {
+            return super.getIntOption(level, name);
+        }
+        if (level != SocketConstants.SOL_SOCKET) {
             return withFd(f -> Sockets.getInt(f, level, name)); // URING_CMD's getsockopt takes SOL_SOCKET only
         }
         return onSlot((h, slot) -> {
@@ -641,7 +813,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     @Override
     void setIntOption(int level, int name, int value) throws NativeIoException {
-        if (fd != DIRECT_FD) {
+        if (fd != DIRECT_FD && pendingSocket == null) {
             super.setIntOption(level, name, value);
             return;
         }
@@ -651,14 +823,18 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     @Override
     byte[] getBytesOption(int level, int name, int length) throws NativeIoException {
+        PendingSocket p = pendingSocket;
+        byte[] pending = p != null ? p.value(level, name) : null;
+        if (pending != null) {
+            return pending;
+        }
+        if (p != null && p.pending()) {
+            return withFd(f -> Sockets.getBytes(f, level, name, length));
+        }
         if (fd != DIRECT_FD) {
             return super.getBytesOption(level, name, length);
         }
-        byte[] pending = pendingSocket != null ? pendingSocket.value(level, name) : null;
-        if (pending != null) {
-            return pending.clone();
-        }
-        if (level != SocketConstants.SOL_SOCKET || pendingSocket != null || length > RingwireIoHandler.SYNC_AREA_BYTES) {
+        if (level != SocketConstants.SOL_SOCKET || length > RingwireIoHandler.SYNC_AREA_BYTES) {
             return withFd(f -> Sockets.getBytes(f, level, name, length));
         }
         return onSlot((h, slot) -> {
@@ -670,12 +846,12 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     @Override
     void setBytesOption(int level, int name, byte[] value) throws NativeIoException {
+        PendingSocket p = pendingSocket;
+        if (p != null && p.add(level, name, value)) {
+            return; // (false: made meanwhile, pendingSocket cleared: to the socket)
+        }
         if (fd != DIRECT_FD) {
             super.setBytesOption(level, name, value);
-            return;
-        }
-        if (pendingSocket != null) {
-            pendingSocket.options.add(new Object[] {level, name, value.clone()});
             return;
         }
         if (value.length > RingwireIoHandler.SYNC_AREA_BYTES) {
@@ -1130,6 +1306,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 releaseFileChunk(); // (one the kernel still reads is released by the write's completion)
             }
             closeSendfileFd();
+            Descriptors d = descriptors;
+            if (d != null && d.fetched >= 0) {
+                Libc.close(d.fetched); // installed by another loop for a passing that will not happen now
+                d.fetched = -1;
+            }
             if (pendingInput != null) {
                 pendingInput.release();
                 pendingInput = null;
@@ -2159,25 +2340,55 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 }
                 return;
             }
+            int toPass = passed.intValue();
+            AbstractRingwireStreamChannel owner = (AbstractRingwireStreamChannel) directOwner(passed);
+            boolean fetched = false;
+            if (owner != null) {
+                Descriptors d = descriptors();
+                if (d.fetching == passed) {
+                    if (d.fetched < 0) {
+                        return; // its fd is on its way from the loop whose table holds it
+                    }
+                    fetched = true;
+                } else {
+                    RingwireIoHandler home = owner.slotHome;
+                    if (home != null && !home.inLoop() && owner.pendingSocket == null) {
+                        fetchDescriptor(owner, home, passed);
+                        return;
+                    }
+                }
+            }
             ByteBuf buf = DescriptorMessage.allocate(config.getAllocator());
             if (buf == null) {
+                if (fetched) {
+                    Libc.close(descriptors.fetched);
+                    descriptors.fetched = -1;
+                    descriptors.fetching = null;
+                }
                 handleWriteError(new IllegalStateException("the channel's allocator gives direct buffers without a "
                     + "single native address, to send a descriptor from: " + config.getAllocator()));
                 return;
             }
-            int toPass = passed.intValue();
-            AbstractRingwireStreamChannel owner = (AbstractRingwireStreamChannel) directOwner(passed);
             if (owner != null) {
                 // a channel on a direct descriptor has no fd: one is installed for the passing (the peer gets a
                 // descriptor of the same socket), and closed once the SENDMSG has ended; a client that has joined
                 // no loop yet has no socket at all: it gets one now, with an fd of its own, as without direct ones
                 try {
-                    if (owner.pendingSocket != null && !owner.isRegistered()) {
-                        owner.makeSocket(null);
+                    Descriptors d = descriptors();
+                    if (fetched) {
+                        toPass = d.fetched;
+                        d.fetched = -1;
+                        d.fetching = null;
+                        d.installed = toPass;
+                    } else if (owner.pendingSocket != null && !owner.isRegistered()) {
+                        if (!owner.makeSocket(null)) {
+                            throw new NativeIoException("passing " + owner + ", which joined its loop meanwhile",
+                                -Errno.EAGAIN);
+                        }
                         toPass = owner.fd;
                     } else {
                         toPass = owner.onSlot((h, slot) -> h.installFd(slot));
-                        descriptors().installed = toPass;
+                        d.installed = toPass;
                     }
                 } catch (NativeIoException | RuntimeException e) {
                     buf.release();
@@ -2194,6 +2405,67 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 r.nextUserData(IORING_OP_SENDMSG, DESCRIPTOR)));
             startedWrite(IORING_OP_SENDMSG, DESCRIPTOR);
             r.handler().counters().writes++;
+        }
+
+        /**
+         * Asks the loop whose table holds {@code owner}'s socket for an fd of it, to pass: a task of that loop, which
+         * hands the fd back to this channel's loop in a task of its own ({@link #descriptorFetched}), so that
+         * neither loop waits for the other. The write waits at the head of the outbound buffer meanwhile.
+         */
+        private void fetchDescriptor(AbstractRingwireStreamChannel owner, RingwireIoHandler home,
+                                     FileDescriptor passed) {
+            descriptors().fetching = passed;
+            try {
+                home.executor().execute(() -> {
+                    int installed = -1;
+                    Throwable error = null;
+                    try {
+                        installed = owner.onSlot((h, slot) -> h.installFd(slot));
+                    } catch (NativeIoException | RuntimeException e) {
+                        error = e;
+                    }
+                    descriptorFetched(passed, installed, error);
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                descriptorFetched(passed, -1, new NativeIoException("passing a direct descriptor whose loop has "
+                    + "ended", -Errno.EBADF));
+            }
+        }
+
+        /**
+         * The fd {@link #fetchDescriptor} asked for (or why there is none) comes to this channel's loop: the passing
+         * goes on with it. An fd that is no longer wanted (the channel closed, the write failed) is closed.
+         */
+        private void descriptorFetched(FileDescriptor passed, int installed, Throwable error) {
+            try {
+                eventLoop().execute(() -> {
+                    Descriptors d = descriptors;
+                    ChannelOutboundBuffer in = outboundBuffer();
+                    if (d == null || d.fetching != passed || !isOpen() || in == null || in.current() != passed) {
+                        if (installed >= 0) {
+                            Libc.close(installed);
+                        }
+                        if (d != null && d.fetching == passed) {
+                            d.fetching = null;
+                        }
+                        return;
+                    }
+                    if (error != null) {
+                        d.fetching = null;
+                        in.remove(error); // that write fails; the connection and the writes after it go on
+                        if (!in.isEmpty()) {
+                            doWrite(in);
+                        }
+                        return;
+                    }
+                    d.fetched = installed;
+                    doWrite(in);
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                if (installed >= 0) {
+                    Libc.close(installed); // this channel's loop has ended
+                }
+            }
         }
 
         private void descriptorSendComplete(int res) {

@@ -8,6 +8,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelException;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.EventLoop;
@@ -39,13 +41,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -110,7 +115,12 @@ class DirectDescriptorsTest {
 
     /** A client that hands what it reads to {@code received}. */
     private static Bootstrap client(BlockingQueue<ByteBuf> received) {
-        return new Bootstrap().group(clients).channel(RingwireSocketChannel.class)
+        return client(received, clients);
+    }
+
+    /** A client on {@code group} that hands what it reads to {@code received}. */
+    private static Bootstrap client(BlockingQueue<ByteBuf> received, EventLoopGroup group) {
+        return new Bootstrap().group(group).channel(RingwireSocketChannel.class)
             .handler(new ChannelInboundHandlerAdapter() {
                 @Override
                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -250,6 +260,129 @@ class DirectDescriptorsTest {
         }
     }
 
+    /** @return a client channel whose socket will be made in its loop's table when it joins it (SOCKET) */
+    private static RingwireSocketChannel clientMadeInASlot() {
+        AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = true; // as with -Dringwire.directDescriptors
+        try {
+            RingwireSocketChannel c = new RingwireSocketChannel();
+            assertTrue(c.isDirect());
+            return c;
+        } finally {
+            AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = null;
+        }
+    }
+
+    /**
+     * A value the kernel refuses (TCP_KEEPIDLE 0: EINVAL), set before a client's socket is made, fails the call with
+     * a ChannelException naming the errno, as on a client with an fd, and is not kept for the socket.
+     */
+    @Test
+    void aValueTheKernelRefusesBeforeTheSocketIsMadeFailsAsOnAnFd() throws Exception {
+        RingwireSocketChannel withFd = new RingwireSocketChannel();
+        RingwireSocketChannel inASlot = clientMadeInASlot();
+        try {
+            for (RingwireSocketChannel c : List.of(withFd, inASlot)) {
+                ChannelException e = assertThrows(ChannelException.class,
+                    () -> c.config().setOption(RingwireChannelOption.TCP_KEEPIDLE, 0), c::toString);
+                assertTrue(e.getMessage().contains("EINVAL"), e.getMessage());
+                assertTrue(c.config().getOption(RingwireChannelOption.TCP_KEEPIDLE) > 0, "the default stays");
+            }
+        } finally {
+            withFd.unsafe().closeForcibly();
+            inASlot.unsafe().closeForcibly();
+        }
+    }
+
+    /**
+     * A Bootstrap option the kernel refuses fails the connect of a client made in a slot as it fails a client's with
+     * an fd: Netty 4.2's Bootstrap closes a channel whose option fails, with that ChannelException (it used to fail
+     * later, at the registration, with the bare NativeIoException). With
+     * {@code -Dio.netty.bootstrap.closeOnSetOptionFailure=false} Bootstrap only logs the refusal and goes on: done
+     * by hand here, the client connects with the options the kernel took (it used to fail its registration).
+     */
+    @Test
+    void aClientMadeInASlotFailsOrGoesOnAsAClientWithAnFdWhenTheKernelRefusesAnOption() throws Exception {
+        TrackingEcho echo = new TrackingEcho(1);
+        Channel server = echoServer(echo);
+        BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
+        List<Throwable> failures = new ArrayList<>();
+        for (boolean inASlot : new boolean[] {false, true}) {
+            AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = inASlot;
+            ChannelFuture connect;
+            try {
+                connect = client(received).option(RingwireChannelOption.TCP_KEEPIDLE, 0)
+                    .connect(server.localAddress());
+            } finally {
+                AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = null;
+            }
+            assertTrue(connect.await(30, TimeUnit.SECONDS));
+            failures.add(connect.cause());
+            if (connect.channel().isRegistered()) {
+                connect.channel().close().sync();
+            }
+        }
+        assertInstanceOf(ChannelException.class, failures.get(0), "with an fd");
+        assertInstanceOf(ChannelException.class, failures.get(1), "in a slot");
+        assertEquals(failures.get(0).getMessage(), failures.get(1).getMessage());
+
+        RingwireSocketChannel c = clientMadeInASlot();
+        try {
+            try {
+                c.config().setOption(RingwireChannelOption.TCP_KEEPIDLE, 0);
+            } catch (ChannelException e) {
+                // what Bootstrap logs as a warning, and goes on
+            }
+            c.config().setOption(ChannelOption.SO_KEEPALIVE, true);
+            c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    received.add((ByteBuf) msg);
+                }
+            });
+            clients.next().register(c).sync();
+            c.connect(server.localAddress()).sync();
+            assertTrue(c.isDirect());
+            assertTrue(c.config().getOption(ChannelOption.SO_KEEPALIVE), "the option the kernel took is on");
+            assertTrue(c.config().getOption(RingwireChannelOption.TCP_KEEPIDLE) > 0, "the refused one is not");
+            byte[] m = "connected".getBytes(StandardCharsets.US_ASCII);
+            c.writeAndFlush(Unpooled.wrappedBuffer(m)).sync();
+            assertArrayEquals(m, take(received, m.length));
+        } finally {
+            if (c.isRegistered()) {
+                c.close().sync();
+            } else {
+                c.unsafe().closeForcibly();
+            }
+            server.close().sync();
+        }
+    }
+
+    /**
+     * Options set from the application's thread while the client joins its loop, where its socket is made and the
+     * options set before are put on it: every one of them is on the socket afterwards, whichever side of the making
+     * it fell on, and none fails.
+     */
+    @Test
+    void optionsSetWhileAClientJoinsItsLoopAreAllOnItsSocket() throws Exception {
+        for (int i = 0; i < 200; i++) {
+            RingwireSocketChannel c = clientMadeInASlot();
+            int idle = 100 + i;
+            c.config().setOption(ChannelOption.SO_KEEPALIVE, true);
+            ChannelFuture registered = clients.next().register(c);
+            try {
+                c.config().setOption(RingwireChannelOption.TCP_KEEPIDLE, idle);
+                c.config().setOption(ChannelOption.SO_RCVBUF, 65536 + i);
+                registered.sync();
+                assertTrue(c.config().getOption(ChannelOption.SO_KEEPALIVE), "set before, channel " + i);
+                assertEquals(idle, c.config().getOption(RingwireChannelOption.TCP_KEEPIDLE), "channel " + i);
+                assertTrue(c.config().getOption(ChannelOption.SO_RCVBUF) >= 65536 + i, "channel " + i);
+            } finally {
+                registered.await(30, TimeUnit.SECONDS);
+                c.close().sync();
+            }
+        }
+    }
+
     /**
      * A channel whose registration fails after its loop's ring was closed (a loop shutting down while a connection
      * is handed to it) still closes, and flushes what it holds: the synchronous send on its slot must find the ring
@@ -323,6 +456,202 @@ class DirectDescriptorsTest {
                 s.close();
             }
             small.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /**
+     * Runs {@code call} on {@code loop} when both this and the other call of the pair are running, each on its loop;
+     * the loop's thread goes in {@code threads[i]}.
+     */
+    private static CompletableFuture<Object> whenBothRun(EventLoop loop, CountDownLatch both, Thread[] threads, int i,
+                                                         java.util.concurrent.Callable<Object> call) {
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        loop.execute(() -> {
+            threads[i] = Thread.currentThread();
+            both.countDown();
+            try {
+                assertTrue(both.await(30, TimeUnit.SECONDS), "both loops running");
+                result.complete(call.call());
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        });
+        return result;
+    }
+
+    /** @return what {@code call} gave, or the ChannelException it threw */
+    private static Object valueOrChannelException(java.util.concurrent.Callable<Object> call) throws Exception {
+        try {
+            return call.call();
+        } catch (ChannelException e) {
+            return e;
+        }
+    }
+
+    /**
+     * Two loops, each reading an option and the local address of a connection whose socket is in the other's table,
+     * at the same time: neither waits for the other. (Each used to hand its call to the other loop and wait for it:
+     * the two waited for each other for ever.) From another event loop, a call that needs the socket fails at once
+     * with a ChannelException naming the channel's loop, and an address not known yet is null; from a thread that is
+     * no event loop, the call runs on the channel's loop, and an address read there is known everywhere after.
+     */
+    @Test
+    void twoLoopsReadingEachOthersConnectionsNeverWaitForEachOther() throws Exception {
+        TrackingEcho echo = new TrackingEcho(2);
+        Channel server = echoServer(echo);
+        java.util.Iterator<EventExecutor> loops = clients.iterator();
+        EventLoop a = (EventLoop) loops.next();
+        EventLoop b = (EventLoop) loops.next();
+        BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
+        Channel onA = client(received, a).connect(server.localAddress()).sync().channel();
+        Channel onB = client(received, b).connect(server.localAddress()).sync().channel();
+        Thread[] threads = new Thread[2];
+        try {
+            assertTrue(((AbstractRingwireChannel) onA).isDirect() && ((AbstractRingwireChannel) onB).isDirect());
+            CountDownLatch both = new CountDownLatch(2);
+            CompletableFuture<Object> fromA = whenBothRun(a, both, threads, 0, () -> List.of(
+                valueOrChannelException(() -> onB.config().getOption(ChannelOption.SO_RCVBUF)),
+                String.valueOf(onB.localAddress())));
+            CompletableFuture<Object> fromB = whenBothRun(b, both, threads, 1, () -> List.of(
+                valueOrChannelException(() -> onA.config().getOption(ChannelOption.SO_RCVBUF)),
+                String.valueOf(onA.localAddress())));
+            List<?> seenFromA;
+            List<?> seenFromB;
+            try {
+                seenFromA = (List<?>) fromA.get(30, TimeUnit.SECONDS);
+                seenFromB = (List<?>) fromB.get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                for (Thread t : threads) {
+                    t.interrupt(); // (a loop waiting for the other unblocks, failing its call)
+                }
+                for (EventLoop loop : List.of(a, b)) {
+                    loop.submit(Thread::interrupted).await(30, TimeUnit.SECONDS); // (and keeps no interrupt after)
+                }
+                throw new AssertionError("the two loops waited for each other", e);
+            }
+            for (Object[] seen : new Object[][] {{seenFromA, onB}, {seenFromB, onA}}) {
+                List<?> values = (List<?>) seen[0];
+                Channel asked = (Channel) seen[1];
+                ChannelException e = assertInstanceOf(ChannelException.class, values.get(0));
+                assertTrue(e.getMessage().contains(asked.eventLoop().toString()), e.getMessage());
+                assertEquals("null", values.get(1), "not read yet, and not readable from another loop");
+            }
+            for (Channel c : List.of(onA, onB)) {
+                assertTrue(c.config().getOption(ChannelOption.SO_RCVBUF) > 0, "from a thread that is no loop");
+                assertNotNull(c.localAddress());
+            }
+            assertEquals(onB.localAddress(), a.submit(() -> onB.localAddress()).get(30, TimeUnit.SECONDS),
+                "read once, an address is known from any thread");
+            byte[] m = "still echoing".getBytes(StandardCharsets.US_ASCII);
+            onA.writeAndFlush(Unpooled.wrappedBuffer(m)).sync();
+            assertArrayEquals(m, take(received, m.length));
+        } finally {
+            onA.close().sync();
+            onB.close().sync();
+            server.close().sync();
+        }
+    }
+
+    /**
+     * A listener's loop with direct descriptors hands a connection to a worker loop without them: the socket leaves
+     * the listener's table for an fd, which the listener's loop installs. The worker does not wait for that
+     * meanwhile: here the listener's loop itself waits for a task of the worker's (it used to wait for ever, each
+     * loop for the other), and the connection then echoes on its fd.
+     */
+    @Test
+    void aConnectionLeavingATableForAnFdMakesNoLoopWaitForAnother() throws Exception {
+        EventLoopGroup plain = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(
+            RingwireIoHandlerConfig.builder().directDescriptors(false).build()));
+        EventLoop worker = (EventLoop) plain.next();
+        CompletableFuture<Boolean> workerRanItsTask = new CompletableFuture<>();
+        TrackingEcho echo = new TrackingEcho(1);
+        try {
+            Channel server = new ServerBootstrap().group(boss, plain).channel(RingwireServerSocketChannel.class)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ctx.fireChannelRead(msg); // Netty's acceptor: registers it with the worker
+                        try {
+                            // the worker's next task, queued after that registration
+                            workerRanItsTask.complete(worker.submit(() -> { }).await(30, TimeUnit.SECONDS));
+                        } catch (InterruptedException e) {
+                            workerRanItsTask.completeExceptionally(e);
+                        }
+                    }
+                }).childHandler(echo).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync()
+                .channel();
+            try (Socket peer = new Socket(InetAddress.getLoopbackAddress(),
+                ((InetSocketAddress) server.localAddress()).getPort())) {
+                peer.setSoTimeout(30_000);
+                assertTrue(workerRanItsTask.get(60, TimeUnit.SECONDS), "the worker's loop ran its next task while "
+                    + "the listener's loop waited for it");
+                assertTrue(echo.active.await(30, TimeUnit.SECONDS));
+                RingwireSocketChannel accepted = (RingwireSocketChannel) echo.channels.get(0);
+                assertFalse(accepted.isDirect(), "an fd on a loop without direct descriptors");
+                peer.getOutputStream().write(new byte[] {1, 2, 3});
+                assertArrayEquals(new byte[] {1, 2, 3}, peer.getInputStream().readNBytes(3));
+            } finally {
+                server.close().sync();
+            }
+        } finally {
+            plain.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /**
+     * A connection's socket, in loop A's table, passed over a Unix domain socket on loop B: the fd for the passing is
+     * installed on A, while B goes on (it used to wait for A: here A waits for a task of B's once B has asked it,
+     * and the two waited for each other for ever). The peer gets a descriptor of that connection's socket.
+     */
+    @Test
+    void passingAConnectionOfAnotherLoopMakesNoLoopWaitForIt() throws Exception {
+        java.util.Iterator<EventExecutor> loops = clients.iterator();
+        EventLoop a = (EventLoop) loops.next();
+        EventLoop b = (EventLoop) loops.next();
+        TrackingEcho echo = new TrackingEcho(1);
+        Channel tcpServer = echoServer(echo);
+        DomainSocketAddress address = new DomainSocketAddress(dir.resolve("across.sock").toFile());
+        CompletableFuture<Object> got = new CompletableFuture<>();
+        Channel domainServer = new ServerBootstrap().group(boss, workers)
+            .channel(RingwireServerDomainSocketChannel.class)
+            .childOption(UnixChannelOption.DOMAIN_SOCKET_READ_MODE, DomainSocketReadMode.FILE_DESCRIPTORS)
+            .childHandler(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    got.complete(msg);
+                }
+            }).bind(address).sync().channel();
+        BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
+        Channel onA = client(received, a).connect(tcpServer.localAddress()).sync().channel();
+        Channel onB = new Bootstrap().group(b).channel(RingwireDomainSocketChannel.class)
+            .handler(new ChannelInboundHandlerAdapter()).connect(address).sync().channel();
+        FileDescriptor passed = null;
+        try {
+            assertTrue(((AbstractRingwireChannel) onA).isDirect());
+            io.netty.util.concurrent.SingleThreadEventExecutor loopA = (io.netty.util.concurrent.SingleThreadEventExecutor) a;
+            CompletableFuture<ChannelFuture> write = new CompletableFuture<>();
+            boolean bRanItsTask = a.submit(() -> {
+                write.complete(onB.writeAndFlush(((RingwireSocketChannel) onA).fd()));
+                // B asks A for the fd (a task of A's) when it writes
+                for (int i = 0; i < 3000 && loopA.pendingTasks() == 0; i++) {
+                    Thread.sleep(10);
+                }
+                return b.submit(() -> { }).await(30, TimeUnit.SECONDS);
+            }).get(60, TimeUnit.SECONDS);
+            assertTrue(bRanItsTask, "B ran its next task while A waited for it");
+            assertTrue(write.get().await(30, TimeUnit.SECONDS));
+            assertTrue(write.get().isSuccess(), String.valueOf(write.get().cause()));
+            passed = (FileDescriptor) got.get(30, TimeUnit.SECONDS);
+            assertEquals(onA.localAddress(), io.ringwire.uring.Sockets.localAddress(passed.intValue()),
+                "a descriptor of that connection's socket");
+        } finally {
+            if (passed != null) {
+                passed.close();
+            }
+            onA.close().sync();
+            onB.close().sync();
+            domainServer.close().sync();
+            tcpServer.close().sync();
         }
     }
 
