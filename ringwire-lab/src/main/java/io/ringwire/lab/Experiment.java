@@ -157,6 +157,10 @@ final class Experiment {
             if (c.httpOnly() && protocol != Protocol.HTTP) {
                 throw new IllegalArgumentException(c.label() + " serves the http workload only, not " + workload);
             }
+            if (c.inC() && protocol != Protocol.ECHO && protocol != Protocol.FRAMES && protocol != Protocol.PAUSING) {
+                throw new IllegalArgumentException(c.label() + " serves echo and the frame workloads only, not "
+                    + workload);
+            }
             if (protocol.nettyOnly() && !Competitor.nettyTransports().contains(c)) {
                 throw new IllegalArgumentException(c.label() + " does not serve " + workload + ": it runs on "
                     + Competitor.nettyTransports().stream().map(Competitor::label).toList());

@@ -69,7 +69,8 @@ public final class Lab implements Callable<Integer> {
                 + "--rate, http --rate, rpc-frontend) ringwire-minwait: Ringwire with minWaitMicros=200, fewer wake-ups for up "
                 + "to 200 µs more latency); for http also vertx-ringwire, vertx-io_uring, vertx-epoll (Vert.x's "
                 + "HTTP server on each of its transports) and webflux-ringwire, webflux-epoll (a Spring Boot WebFlux "
-                + "application on Ringwire and on Reactor Netty's epoll)")
+                + "application on Ringwire and on Reactor Netty's epoll); for echo and the frame workloads also "
+                + "c-io_uring and c-epoll, the lab's C reference servers (built with gcc and liburing on first use)")
         List<String> servers;
 
         @Option(names = "--rounds", defaultValue = "2", description = "rounds; server order reverses each round "
@@ -140,7 +141,11 @@ public final class Lab implements Callable<Integer> {
             return servers == null ? settings(Competitor.withMinWait(Competitor.standard())) : settings();
         }
 
+        /** What building the C servers did, or why they are left out: the run's notes show it. */
+        final List<String> serverNotes = new ArrayList<>();
+
         Experiment.Settings settings(List<Competitor> list) {
+            list = CServers.usable(list, serverNotes::add); // c-io_uring and c-epoll where gcc and liburing are
             return new Experiment.Settings(list, rounds, warmup, maxWarmup == null ? DEFAULT_MAX_WARMUP : maxWarmup,
                 seconds, threads, new ServerJvm(nettyUnsafe), engine());
         }
@@ -240,6 +245,7 @@ public final class Lab implements Callable<Integer> {
         String command = "./ringwire lab " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         progress.note(command + "  (" + (ServerProcess.canPin() ? "servers on CPU 1, load generator on CPU 0"
             : "unpinned: one core or no taskset") + ")");
+        notes.addAll(0, common.serverNotes);
         notes.forEach(progress::note);
         List<RunResult> runs = new ArrayList<>();
         for (Experiment e : experiments) {
