@@ -140,6 +140,28 @@ final class Experiment {
     /** Whether {@link #generatorKind} is rehearsed in the lab's JVM ({@link GeneratorRehearsal}), not on a server. */
     private boolean rehearsedInProcess;
     private final List<ConnectionCost> connectionCosts = new ArrayList<>();
+    /** Reads more of each server at its window's edges, or null. */
+    private WindowProbe probe;
+
+    /** Reads what a workload needs beyond the usual from each server at its window's edges (the sweep's counts). */
+    interface WindowProbe {
+        /**
+         * @param server which server
+         * @param round  its round (0: a rehearsal)
+         * @param pid    its process
+         * @param open   true as the window opens, false as it closes
+         */
+        void edge(Competitor server, int round, long pid, boolean open);
+    }
+
+    /**
+     * @param p what to read at every window's edges
+     * @return this experiment
+     */
+    Experiment probing(WindowProbe p) {
+        this.probe = p;
+        return this;
+    }
     private final List<RunResult> rehearsals = new ArrayList<>();
 
     /** The generators ({@link #rehearsingGenerator}) that have run in this JVM already. */
@@ -373,6 +395,9 @@ final class Experiment {
                 int i = Math.min(edges[0]++, 1);
                 if (i == 0) {
                     server.resetStats();
+                }
+                if (probe != null) {
+                    probe.edge(competitor, round, pid, i == 0);
                 }
                 cpu[i] = ProcessStats.cpuSeconds(pid);
                 machine[i] = ProcessStats.machineBusySeconds();

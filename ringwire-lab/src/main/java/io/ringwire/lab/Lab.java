@@ -21,7 +21,7 @@ import java.util.concurrent.Callable;
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
         Lab.UdpEcho.class, Lab.Quic.class, Lab.TlsEcho.class, Lab.DomainEcho.class, Lab.Files.class, Lab.Conns.class,
         Lab.Redis.class, Lab.Http.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
-        Lab.CompareCommand.class, Lab.SoakCommand.class},
+        Lab.CompareCommand.class, Lab.SoakCommand.class, Sweep.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
         "",
         "Servers (each in its own JVM, the same handler on each): ringwire, netty-io_uring, netty-epoll, netty-nio "
@@ -237,6 +237,25 @@ public final class Lab implements Callable<Integer> {
      */
     static int execute(CommandLine.Model.CommandSpec spec, Common common, List<Experiment> experiments,
                        List<String> notes, boolean costModel) throws IOException, InterruptedException {
+        return execute(spec, common, experiments, notes, costModel, null);
+    }
+
+    /** What a command adds to the lab's output once every run is in (the sweep's charts and counts). */
+    interface Addendum {
+        /** @return lines for the terminal, printed after the tables */
+        String text(List<RunResult> runs);
+
+        /** @return a section for report.html, after the workloads' */
+        String html(List<RunResult> runs);
+    }
+
+    /**
+     * {@link #execute(CommandLine.Model.CommandSpec, Common, List, List, boolean)} with {@code addendum}'s text and
+     * section added to the output, when not null.
+     */
+    static int execute(CommandLine.Model.CommandSpec spec, Common common, List<Experiment> experiments,
+                       List<String> notes, boolean costModel, Addendum addendum)
+        throws IOException, InterruptedException {
         if (common.quiet && common.wide) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--quiet and --wide exclude each other");
         }
@@ -264,6 +283,12 @@ public final class Lab implements Callable<Integer> {
             costs);
         Path html = report.write(common.out);
         System.out.print(report.text(common.detail()));
+        if (addendum != null) {
+            String page = java.nio.file.Files.readString(html);
+            int end = page.lastIndexOf("</body>");
+            java.nio.file.Files.writeString(html, page.substring(0, end) + addendum.html(runs) + page.substring(end));
+            System.out.print(addendum.text(runs));
+        }
         List<RunResult> rehearsals = experiments.stream().flatMap(e -> e.rehearsals().stream()).toList();
         for (RunResult r : rehearsals) {
             if (r.mismatches() + r.errors() > 0) {
