@@ -30,6 +30,7 @@ static uint8_t buffer[READ_BUFFER];
 
 static void close_conn(struct conn *c)
 {
+    count(C_SYSCALLS, 1);
     close(c->fd); /* removes it from the epoll set: no other descriptor refers to the socket */
     bytes_free(&c->in);
     bytes_free(&c->out);
@@ -42,6 +43,7 @@ static void want_out(struct conn *c, int on)
         return;
     }
     struct epoll_event e = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET | (on ? EPOLLOUT : 0), .data.ptr = c};
+    count(C_SYSCALLS, 1);
     if (epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &e) < 0) {
         die("epoll_ctl MOD");
     }
@@ -53,6 +55,7 @@ static int flush(struct conn *c)
 {
     while (c->out.len > 0) {
         ssize_t n = write(c->fd, c->out.p, c->out.len);
+        count(C_SYSCALLS, 1);
         count(C_WRITES, 1);
         count(C_WRITE_IOVECS, 1);
         if (n < 0) {
@@ -82,6 +85,7 @@ static int readable(struct conn *c, int hangup)
 {
     for (;;) {
         ssize_t n = read(c->fd, buffer, sizeof buffer);
+        count(C_SYSCALLS, 1);
         if (n < 0) {
             if (errno == EAGAIN) {
                 break;
@@ -102,6 +106,7 @@ static int readable(struct conn *c, int hangup)
             size_t at = 0;
             while (at < (size_t) n) {
                 ssize_t w = write(c->fd, buffer + at, (size_t) n - at);
+                count(C_SYSCALLS, 1);
                 count(C_WRITES, 1);
                 count(C_WRITE_IOVECS, 1);
                 if (w < 0) {
@@ -135,7 +140,7 @@ int main(int argc, char **argv)
     mode = parse_args(argc, argv, &port);
     signal(SIGPIPE, SIG_IGN); /* a write to a connection the peer closed fails with EPIPE instead */
     counted[C_ENTERS] = counted[C_WRITES] = counted[C_WRITE_IOVECS] = counted[C_RECVS] = counted[C_RECV_BYTES] =
-        counted[C_ITERATIONS] = counted[C_ACCEPTED] = 1;
+        counted[C_ITERATIONS] = counted[C_ACCEPTED] = counted[C_SYSCALLS] = 1;
     int lfd = listen_loopback(port, SOCK_NONBLOCK);
     epfd = epoll_create1(EPOLL_CLOEXEC);
     if (epfd < 0) {
@@ -149,6 +154,7 @@ int main(int argc, char **argv)
     struct epoll_event events[EVENTS];
     for (;;) {
         int n = epoll_wait(epfd, events, EVENTS, -1);
+        count(C_SYSCALLS, 1);
         count(C_ENTERS, 1);
         count(C_ITERATIONS, 1);
         if (n < 0) {
@@ -162,6 +168,7 @@ int main(int argc, char **argv)
             if (c == NULL) { /* the listener: every pending connection */
                 for (;;) {
                     int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                    count(C_SYSCALLS, 1);
                     if (fd < 0) {
                         if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
                             die("accept4");
@@ -179,6 +186,7 @@ int main(int argc, char **argv)
                     }
                     nc->fd = fd;
                     struct epoll_event e = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.ptr = nc};
+                    count(C_SYSCALLS, 1);
                     if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e) < 0) {
                         die("epoll_ctl ADD");
                     }

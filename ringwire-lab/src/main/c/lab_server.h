@@ -38,14 +38,14 @@ enum mode { MODE_ECHO, MODE_FRAMES };
 /* ------------------------------------------------------------------------------------------------ counters */
 
 /**
- * What the loop counted, read by the control thread: the loop alone writes them (a relaxed load and store, a plain
+ * What the loop counted (syscalls: every system call it made), read by the control thread: the loop alone writes them (a relaxed load and store, a plain
  * move on x86, no locked instruction per count), the control thread reads them relaxed.
  */
 enum counter { C_ENTERS, C_SQES, C_CQES, C_WRITES, C_WRITE_IOVECS, C_RECVS, C_RECV_BYTES, C_EXHAUSTED, C_ITERATIONS,
-    C_ACCEPTED, C_COUNT };
+    C_ACCEPTED, C_SYSCALLS, C_COUNT };
 
 static const char *const COUNTER_NAMES[C_COUNT] = {"enters", "sqes", "cqes", "writes", "writeIovecs", "recvs",
-    "recvBytes", "bufferRingExhausted", "iterations", "accepted"};
+    "recvBytes", "bufferRingExhausted", "iterations", "accepted", "syscalls"};
 
 static uint64_t counters[C_COUNT];
 /** Which counters this server keeps (the epoll one has no SQEs, CQEs or buffer ring). */
@@ -205,6 +205,7 @@ static int listen_loopback(int port, int flags)
 /** TCP_NODELAY on an accepted connection, as Netty sets it on every child channel by default. */
 static void no_delay(int fd)
 {
+    count(C_SYSCALLS, 1);
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }

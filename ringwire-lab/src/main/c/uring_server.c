@@ -57,6 +57,7 @@ static struct io_uring_sqe *sqe(void)
     struct io_uring_sqe *s = io_uring_get_sqe(&ring);
     while (s == NULL) { /* the SQ is full: submit what it holds, without waiting */
         int n = io_uring_submit(&ring);
+        count(C_SYSCALLS, 1);
         count(C_ENTERS, 1);
         if (n > 0) {
             count(C_SQES, (uint64_t) n);
@@ -108,6 +109,7 @@ static void maybe_free(struct conn *c)
     if (!c->closing || c->recv_armed || c->sending || c->dirty) {
         return;
     }
+    count(C_SYSCALLS, 1);
     close(c->fd);
     bytes_free(&c->in);
     bytes_free(&c->out);
@@ -122,6 +124,7 @@ static void start_close(struct conn *c)
         c->closing = 1;
         c->out.len = 0;
         if (c->recv_armed) {
+            count(C_SYSCALLS, 1);
             shutdown(c->fd, SHUT_RDWR);
         }
     }
@@ -298,7 +301,8 @@ int main(int argc, char **argv)
     ready(port);
     for (;;) {
         flush_dirty();
-        int n = io_uring_submit_and_wait(&ring, 1);
+        int n = io_uring_submit_and_wait(&ring, 1); /* always enters: it waits for one */
+        count(C_SYSCALLS, 1);
         count(C_ENTERS, 1);
         count(C_ITERATIONS, 1);
         if (n < 0 && n != -EINTR && n != -EAGAIN && n != -EBUSY) {

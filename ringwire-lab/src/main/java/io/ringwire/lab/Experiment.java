@@ -146,12 +146,16 @@ final class Experiment {
     /** Reads what a workload needs beyond the usual from each server at its window's edges (the sweep's counts). */
     interface WindowProbe {
         /**
+         * Called as the window opens, after the server's counters were reset and before its CPU is read; and as it
+         * closes, after its CPU was read and it answered STATS (so that nothing read here counts in its CPU).
+         *
          * @param server which server
          * @param round  its round (0: a rehearsal)
          * @param pid    its process
          * @param open   true as the window opens, false as it closes
+         * @param stats  what the server reported for the window as it closes; empty as it opens
          */
-        void edge(Competitor server, int round, long pid, boolean open);
+        void edge(Competitor server, int round, long pid, boolean open, Map<String, Double> stats);
     }
 
     /**
@@ -396,8 +400,8 @@ final class Experiment {
                 if (i == 0) {
                     server.resetStats();
                 }
-                if (probe != null) {
-                    probe.edge(competitor, round, pid, i == 0);
+                if (probe != null && i == 0) {
+                    probe.edge(competitor, round, pid, true, Map.of());
                 }
                 cpu[i] = ProcessStats.cpuSeconds(pid);
                 machine[i] = ProcessStats.machineBusySeconds();
@@ -411,6 +415,9 @@ final class Experiment {
                 }
                 if (i == 1) {
                     stats.set(server.stats());
+                    if (probe != null) {
+                        probe.edge(competitor, round, pid, false, stats.get());
+                    }
                     live.set(server.live()); // a full collection, after the window's figures are taken
                     if (perConnection != null) {
                         try {

@@ -124,13 +124,18 @@ public final class ProcessStats {
      * @param pid a process
      * @return its threads' context switches so far, summed over each thread's {@code /proc/PID/task/TID/status}:
      *         {voluntary (the thread blocked: a wait for work, so a wake-up followed), involuntary (preempted)};
-     *         threads that ended are not counted; {-1, -1} if the process is gone
+     *         threads that ended are not counted, nor the lab server's own threads (named {@code lab-...}: its
+     *         memory sampler wakes every 10 ms, which is the lab's cost, not the transport's); {-1, -1} if the
+     *         process is gone
      */
     public static long[] contextSwitches(long pid) {
         long[] sum = new long[2];
         try (var tasks = Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
             for (Path task : tasks) {
                 try {
+                    if (Files.readString(task.resolve("comm")).startsWith("lab-")) {
+                        continue;
+                    }
                     long[] t = parseContextSwitches(Files.readAllLines(task.resolve("status")));
                     sum[0] += t[0];
                     sum[1] += t[1];
@@ -157,25 +162,6 @@ public final class ProcessStats {
         return v;
     }
 
-    /**
-     * @param pid a process
-     * @return its read- and write-family system calls so far (read, readv, write, writev, sendfile, ...: syscr + syscw
-     *         of {@code /proc/PID/io}, every thread's, ended ones too); not io_uring_enter, epoll_wait, recvmsg or
-     *         sendmsg, nor what io_uring does for it. -1 where it cannot be read
-     */
-    public static long readWriteCalls(long pid) {
-        try {
-            long n = 0;
-            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/io"))) {
-                if (line.startsWith("syscr:") || line.startsWith("syscw:")) {
-                    n += Long.parseLong(line.substring(6).trim());
-                }
-            }
-            return n;
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
-    }
 
     /**
      * @param pid a process

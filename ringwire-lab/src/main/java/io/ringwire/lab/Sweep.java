@@ -16,17 +16,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * connection counts, on every Java server on a Netty transport and the C reference servers. At a low load every
  * message costs a server a wake-up; what a wake-up costs each transport (its system calls and context switches) is
  * what decides CPU per message there, and the C servers show the floor. Per point and server: CPU per message, p50
- * and p99, and per message the context switches (voluntary ones are the waits for work, each followed by a wake-up),
- * the read- and write-family system calls ({@code /proc/PID/io}) and the loop's waits for completions or events
- * where the server counts them (Ringwire's and the C servers' iterations: one io_uring_enter or epoll_wait each).
+ * and p99, and per message the context switches of the server's threads (voluntary ones are the waits for work,
+ * each followed by a wake-up), and where the server counts them, its system calls (the C servers: every call of their
+ * loop; Ringwire: its io_uring_enter calls) and its loop's waits for completions or events (one io_uring_enter or
+ * epoll_wait each). Netty's transports count no system calls, and perf cannot attach to a process on every host (on
+ * the lab's VM it counts nothing for one), so they are left out for those.
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class, sortOptions = false,
     description = {"Echo at a fixed offered load (open loop, primed first) at each rate of --rates over each "
         + "connection count of --conns, on ringwire, netty-io_uring, netty-epoll, netty-nio and the C reference "
         + "servers c-io_uring and c-epoll (unless --servers). Per point: server CPU per message against offered load, "
         + "one chart per connection count in report.html, p50 and p99 beside it, and per message the context "
-        + "switches (voluntary: waits for work, each followed by a wake-up), read/write-family system calls and the "
-        + "loop's waits where the server counts them.",
+        + "switches (voluntary: waits for work, each followed by a wake-up), and the system calls and the loop's "
+        + "waits where the server counts them (the C servers, Ringwire).",
         "--seconds is the measured window of every point (and --warmup, --max-warmup its warm-up): --seconds 1 "
             + "--warmup 1 --max-warmup 2 --rounds 1 for a quick look."})
 final class Sweep extends Lab.WorkloadCommand {
@@ -103,8 +105,8 @@ final class Sweep extends Lab.WorkloadCommand {
     }
 
     /**
-     * The counts of one point's windows, by server and round: seconds, voluntary and involuntary context switches,
-     * read/write-family system calls.
+     * The counts of one point's windows, by server and round: seconds, voluntary and involuntary context switches
+     * (the server's threads, from /proc), and the system calls the server counted itself, where it does.
      */
     static final class Window implements Experiment.WindowProbe {
         private final Map<String, long[]> open = new ConcurrentHashMap<>();
@@ -115,9 +117,9 @@ final class Sweep extends Lab.WorkloadCommand {
         }
 
         @Override
-        public void edge(Competitor server, int round, long pid, boolean opening) {
+        public void edge(Competitor server, int round, long pid, boolean opening, Map<String, Double> stats) {
             long[] cs = ProcessStats.contextSwitches(pid);
-            long[] now = {System.nanoTime(), cs[0], cs[1], ProcessStats.readWriteCalls(pid)};
+            long[] now = {System.nanoTime(), cs[0], cs[1]};
             String key = key(server.label(), round);
             if (opening) {
                 open.put(key, now);
@@ -127,18 +129,20 @@ final class Sweep extends Lab.WorkloadCommand {
             if (then == null) {
                 return;
             }
+            // the C servers count every system call of their loop; Ringwire its io_uring_enter calls, nearly all of
+            // its loop's once it runs; the others count none
+            double calls = stats.getOrDefault("syscalls", stats.getOrDefault("enters", Double.NaN));
             counts.put(key, new double[] {(now[0] - then[0]) / 1e9,
                 then[1] < 0 || now[1] < 0 ? Double.NaN : now[1] - then[1],
-                then[2] < 0 || now[2] < 0 ? Double.NaN : now[2] - then[2],
-                then[3] < 0 || now[3] < 0 ? Double.NaN : now[3] - then[3]});
+                then[2] < 0 || now[2] < 0 ? Double.NaN : now[2] - then[2], calls});
         }
 
-        /** Records a window's counts as {@link #edge} would: {seconds, voluntary, involuntary, read/write calls}. */
+        /** Records a window's counts as {@link #edge} would: {seconds, voluntary, involuntary, system calls}. */
         void put(String server, int round, double[] c) {
             counts.put(key(server, round), c);
         }
 
-        /** @return {seconds, voluntary, involuntary, read/write calls} of that window, or null */
+        /** @return {seconds, voluntary, involuntary, system calls} of that window, or null */
         double[] counts(String server, int round) {
             return counts.get(key(server, round));
         }
@@ -155,11 +159,12 @@ final class Sweep extends Lab.WorkloadCommand {
      * @param p99Us        99th percentile, µs
      * @param switchesPerMsg context switches per message, voluntary and involuntary
      * @param wakeupsPerMsg voluntary context switches per message: the waits for work
-     * @param rwCallsPerMsg read/write-family system calls per message
+     * @param callsPerMsg system calls per message, where the server counts them (the C servers: all of their
+     *                    loop's; Ringwire: its io_uring_enter calls)
      * @param waitsPerMsg  the loop's waits (io_uring_enter or epoll_wait) per message, where it counts them
      */
     record Row(String server, double offered, double rate, double cpuUsPerMsg, double p50Us, double p99Us,
-               double switchesPerMsg, double wakeupsPerMsg, double rwCallsPerMsg, double waitsPerMsg) { }
+               double switchesPerMsg, double wakeupsPerMsg, double callsPerMsg, double waitsPerMsg) { }
 
     /** The sweep's table and charts, from the runs and the windows' counts. */
     static final class Report implements Lab.Addendum {
@@ -190,7 +195,7 @@ final class Sweep extends Lab.WorkloadCommand {
         static Row row(String server, double offered, List<RunResult> runs, Window w) {
             List<Double> cs = new ArrayList<>();
             List<Double> vol = new ArrayList<>();
-            List<Double> rw = new ArrayList<>();
+            List<Double> calls = new ArrayList<>();
             List<Double> waits = new ArrayList<>();
             for (RunResult r : runs) {
                 double[] c = w == null ? null : w.counts(server, r.round());
@@ -200,13 +205,13 @@ final class Sweep extends Lab.WorkloadCommand {
                 double messages = r.rate() * c[0];
                 cs.add((c[1] + c[2]) / messages);
                 vol.add(c[1] / messages);
-                rw.add(c[3] / messages);
+                calls.add(c[3] / messages);
                 waits.add(r.loopIterations() / messages);
             }
             return new Row(server, offered, median(runs.stream().map(RunResult::rate).toList()),
                 median(runs.stream().map(RunResult::serverCpuUsPerMsg).toList()),
                 median(runs.stream().map(RunResult::p50Us).toList()),
-                median(runs.stream().map(RunResult::p99Us).toList()), median(cs), median(vol), median(rw),
+                median(runs.stream().map(RunResult::p99Us).toList()), median(cs), median(vol), median(calls),
                 median(waits));
         }
 
@@ -230,12 +235,14 @@ final class Sweep extends Lab.WorkloadCommand {
             StringBuilder b = new StringBuilder();
             b.append(String.format(Locale.ROOT, "%nsweep: echo %d B at a fixed offered load; medians over rounds. CPU: "
                 + "server µs per message (× netty-epoll's); per message: cs = context switches, wake = voluntary ones "
-                + "(waits for work), rw = read/write-family system calls (/proc/PID/io; not io_uring's), waits = the "
-                + "loop's io_uring_enter or epoll_wait calls where the server counts them%n", size));
+                + "(waits for work), calls = system calls where the server counts them (the C servers: all of their "
+                + "loop's; Ringwire: io_uring_enter), waits = its loop's waits for work (io_uring_enter, epoll_wait) "
+                + "where it counts them. Netty's calls are not counted: perf cannot count another process's here%n",
+                size));
             for (Map.Entry<Integer, List<Row>> e : rows(runs).entrySet()) {
                 b.append(String.format(Locale.ROOT, "%n%,d conns%n%9s  %-16s %9s %8s %7s %8s %8s %6s %6s %6s %6s%n",
                     e.getKey(), "offered/s", "server", "reached/s", "CPU µs", "× epoll", "p50 µs", "p99 µs", "cs",
-                    "wake", "rw", "waits"));
+                    "wake", "calls", "waits"));
                 for (Row r : e.getValue()) {
                     b.append(String.format(Locale.ROOT, "%9s  %-16s %9s %8s %7s %8s %8s %6s %6s %6s %6s%n",
                         Summary.compact(r.offered()), r.server(), Summary.number("%,.0f", r.rate()),
@@ -243,7 +250,7 @@ final class Sweep extends Lab.WorkloadCommand {
                         Summary.number("%.2f", r.cpuUsPerMsg() / epoll(e.getValue(), r.offered())),
                         Summary.number("%,.0f", r.p50Us()), Summary.number("%,.0f", r.p99Us()),
                         Summary.number("%.2f", r.switchesPerMsg()), Summary.number("%.2f", r.wakeupsPerMsg()),
-                        Summary.number("%.2f", r.rwCallsPerMsg()), Summary.number("%.2f", r.waitsPerMsg())));
+                        Summary.number("%.2f", r.callsPerMsg()), Summary.number("%.2f", r.waitsPerMsg())));
                 }
             }
             return b.toString();
@@ -256,9 +263,10 @@ final class Sweep extends Lab.WorkloadCommand {
                 .append(" B at a fixed offered load</h2>\n<p class=\"small\">Server CPU per message against the "
                     + "offered load (both axes logarithmic), one chart per connection count; latency beside it (p99 "
                     + "solid, p50 dashed). Medians over rounds. Per message: context switches (voluntary: waits for "
-                    + "work, each followed by a wake-up), read/write-family system calls (/proc/PID/io: read, write, "
-                    + "readv, writev; not io_uring's), and the loop's waits (io_uring_enter or epoll_wait) where the "
-                    + "server counts them.</p>\n");
+                    + "work, each followed by a wake-up; the server's own threads, from /proc), system calls where the "
+                    + "server counts them (the C servers: every call of their loop; Ringwire: its io_uring_enter "
+                    + "calls; Netty's transports count none), and the loop's waits for work (io_uring_enter or "
+                    + "epoll_wait) where the server counts them.</p>\n");
             for (Map.Entry<Integer, List<Row>> e : rows(runs).entrySet()) {
                 List<Row> rows = e.getValue();
                 List<String> servers = rows.stream().map(Row::server).distinct().toList();
@@ -277,7 +285,7 @@ final class Sweep extends Lab.WorkloadCommand {
                     .append(chart("latency, " + e.getKey() + " conns (p99 solid, p50 dashed)", "µs", xs, latency))
                     .append("</div>\n<table><tr><th>offered/s</th><th>server</th><th>reached/s</th><th>CPU µs/msg</th>"
                         + "<th>× netty-epoll</th><th>p50 µs</th><th>p99 µs</th><th>context switches/msg</th>"
-                        + "<th>voluntary/msg</th><th>read/write calls/msg</th><th>loop waits/msg</th></tr>\n");
+                        + "<th>voluntary/msg</th><th>system calls/msg</th><th>loop waits/msg</th></tr>\n");
                 for (Row r : rows) {
                     b.append("<tr><td>").append(Summary.compact(r.offered())).append("</td><td>")
                         .append(Html.escape(r.server())).append("</td><td>").append(Html.pretty(r.rate()))
@@ -286,7 +294,7 @@ final class Sweep extends Lab.WorkloadCommand {
                         .append(Html.pretty(r.p50Us())).append("</td><td>").append(Html.pretty(r.p99Us()))
                         .append("</td><td>").append(Html.pretty(r.switchesPerMsg())).append("</td><td>")
                         .append(Html.pretty(r.wakeupsPerMsg())).append("</td><td>")
-                        .append(Html.pretty(r.rwCallsPerMsg())).append("</td><td>")
+                        .append(Html.pretty(r.callsPerMsg())).append("</td><td>")
                         .append(Html.pretty(r.waitsPerMsg())).append("</td></tr>\n");
                 }
                 b.append("</table>\n");

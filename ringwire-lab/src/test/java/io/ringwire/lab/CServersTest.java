@@ -143,6 +143,9 @@ class CServersTest {
                 assertTrue(stats.getOrDefault("recvBytes", 0.0) >= 1000, () -> c.label() + ": " + stats);
                 assertTrue(stats.getOrDefault("writes", 0.0) >= 1, () -> c.label() + ": " + stats);
                 assertTrue(stats.getOrDefault("enters", 0.0) >= 1, () -> c.label() + ": " + stats);
+                // at least a wait, a receive and a send: the C servers count every system call of their loop
+                assertTrue(stats.getOrDefault("syscalls", 0.0) >= (c == Competitor.C_EPOLL ? 3 : 1),
+                    () -> c.label() + ": " + stats);
                 assertTrue(server.live().isEmpty(), c.label() + ": no heap to report");
                 assertEquals(0, server.directDescriptors(), c.label());
             }
