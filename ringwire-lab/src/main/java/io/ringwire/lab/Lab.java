@@ -26,7 +26,8 @@ import java.util.concurrent.Callable;
         "",
         "Servers (each in its own JVM, the same handler on each): ringwire, netty-io_uring, netty-epoll, netty-nio "
             + "(one event-loop thread unless --threads), blocking-platform and blocking-virtual (a thread per "
-            + "connection, seed 004).",
+            + "connection, seed 004). Asked for by name, for echo and the frame workloads: c-io_uring and c-epoll, the "
+            + "lab's C reference servers (the floor; 'sweep' runs them by default).",
         "",
         "Without a subcommand it runs the default suite (about 7.5 minutes on 2 cores): echo 500 conns × 128 B at a "
             + "fixed 20k msgs/s (open loop: every server does the same work, so CPU per message and latency compare "
