@@ -9,7 +9,9 @@ import java.util.List;
  * workload and are the default; {@code ringwire-minwait} is Ringwire with a minimum wait, which the fixed-load
  * workloads add by default (it trades latency for CPU, which only a fixed load shows fairly); the Vert.x and WebFlux
  * ones serve the http workload only (Vert.x's HTTP server on each of its transports; a Spring Boot WebFlux
- * application on Ringwire through ringwire-spring-boot, and on Reactor Netty's epoll), when asked for by name.
+ * application on Ringwire through ringwire-spring-boot, and on Reactor Netty's epoll), when asked for by name. The
+ * two C servers ({@link CServers}) are the floor under them all, for echo and the frame workloads, when asked for by
+ * name (and in the sweep).
  */
 public enum Competitor {
     RINGWIRE("ringwire"),
@@ -34,7 +36,15 @@ public enum Competitor {
     VERTX_IO_URING("vertx-io_uring"),
     VERTX_EPOLL("vertx-epoll"),
     WEBFLUX_RINGWIRE("webflux-ringwire"),
-    WEBFLUX_EPOLL("webflux-epoll");
+    WEBFLUX_EPOLL("webflux-epoll"),
+    /**
+     * The lab's C io_uring server (src/main/c/uring_server.c, liburing): multishot accept, multishot receives into a
+     * provided buffer ring, a send per connection with bytes to go, one submit-and-wait per iteration,
+     * SINGLE_ISSUER|DEFER_TASKRUN. Echo and the frame workloads only; no JVM.
+     */
+    C_IO_URING("c-io_uring"),
+    /** The lab's C epoll server (src/main/c/epoll_server.c): edge-triggered, read and write. Echo and frames only. */
+    C_EPOLL("c-epoll");
 
     /** The minimum wait of {@link #RINGWIRE_MIN_WAIT}, µs: the setting measured in docs/benchmarks.md. */
     static final int MIN_WAIT_MICROS = 200;
@@ -104,6 +114,16 @@ public enum Competitor {
     /** @return the servers on a Netty transport (what a workload that needs Netty's codecs, quic, runs on) */
     public static List<Competitor> nettyTransports() {
         return List.of(RINGWIRE, NETTY_IO_URING, NETTY_EPOLL, NETTY_NIO);
+    }
+
+    /** @return the sweep's servers: every Java server on a Netty transport, then the two C servers */
+    public static List<Competitor> sweep() {
+        return List.of(RINGWIRE, NETTY_IO_URING, NETTY_EPOLL, NETTY_NIO, C_IO_URING, C_EPOLL);
+    }
+
+    /** @return whether this is one of the C servers, which run no JVM and serve echo and the frame workloads only */
+    public boolean inC() {
+        return CServers.isC(this);
     }
 
     /** @return whether this is Vert.x's HTTP server or a WebFlux application, which serve the http workload only */

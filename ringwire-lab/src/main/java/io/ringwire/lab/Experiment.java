@@ -141,6 +141,32 @@ final class Experiment {
     /** Whether {@link #generatorKind} is rehearsed in the lab's JVM ({@link GeneratorRehearsal}), not on a server. */
     private boolean rehearsedInProcess;
     private final List<ConnectionCost> connectionCosts = new ArrayList<>();
+    /** Reads more of each server at its window's edges, or null. */
+    private WindowProbe probe;
+
+    /** Reads what a workload needs beyond the usual from each server at its window's edges (the sweep's counts). */
+    interface WindowProbe {
+        /**
+         * Called as the window opens, after the server's counters were reset and before its CPU is read; and as it
+         * closes, after its CPU was read and it answered STATS (so that nothing read here counts in its CPU).
+         *
+         * @param server which server
+         * @param round  its round (0: a rehearsal)
+         * @param pid    its process
+         * @param open   true as the window opens, false as it closes
+         * @param stats  what the server reported for the window as it closes; empty as it opens
+         */
+        void edge(Competitor server, int round, long pid, boolean open, Map<String, Double> stats);
+    }
+
+    /**
+     * @param p what to read at every window's edges
+     * @return this experiment
+     */
+    Experiment probing(WindowProbe p) {
+        this.probe = p;
+        return this;
+    }
     private final List<RunResult> rehearsals = new ArrayList<>();
     /** {@code --profile}: how every measured run's server is profiled; null when none is. */
     private Profiling profiling;
@@ -160,6 +186,10 @@ final class Experiment {
         for (Competitor c : settings.servers()) {
             if (c.httpOnly() && protocol != Protocol.HTTP) {
                 throw new IllegalArgumentException(c.label() + " serves the http workload only, not " + workload);
+            }
+            if (c.inC() && protocol != Protocol.ECHO && protocol != Protocol.FRAMES && protocol != Protocol.PAUSING) {
+                throw new IllegalArgumentException(c.label() + " serves echo and the frame workloads only, not "
+                    + workload);
             }
             if (protocol.nettyOnly() && !Competitor.nettyTransports().contains(c)) {
                 throw new IllegalArgumentException(c.label() + " does not serve " + workload + ": it runs on "
@@ -399,6 +429,9 @@ final class Experiment {
                         engine.set(startProfiler(server));
                     }
                 }
+                if (probe != null && i == 0) {
+                    probe.edge(competitor, round, pid, true, Map.of());
+                }
                 cpu[i] = ProcessStats.cpuSeconds(pid);
                 machine[i] = ProcessStats.machineBusySeconds();
                 // with its finished children: an external generator (redis-benchmark) is the lab's load, not foreign
@@ -414,6 +447,9 @@ final class Experiment {
                         stopProfiler(server);
                     }
                     stats.set(server.stats());
+                    if (probe != null) {
+                        probe.edge(competitor, round, pid, false, stats.get());
+                    }
                     live.set(server.live()); // a full collection, after the window's figures are taken
                     if (perConnection != null) {
                         try {

@@ -21,12 +21,13 @@ import java.util.concurrent.Callable;
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
         Lab.UdpEcho.class, Lab.Quic.class, Lab.TlsEcho.class, Lab.DomainEcho.class, Lab.Files.class, Lab.Conns.class,
         Lab.Redis.class, Lab.Http.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
-        Lab.CompareCommand.class, Lab.SoakCommand.class},
+        Lab.CompareCommand.class, Lab.SoakCommand.class, Sweep.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
         "",
         "Servers (each in its own JVM, the same handler on each): ringwire, netty-io_uring, netty-epoll, netty-nio "
             + "(one event-loop thread unless --threads), blocking-platform and blocking-virtual (a thread per "
-            + "connection, seed 004).",
+            + "connection, seed 004). Asked for by name, for echo and the frame workloads: c-io_uring and c-epoll, the "
+            + "lab's C reference servers (the floor; 'sweep' runs them by default).",
         "",
         "Without a subcommand it runs the default suite (about 7.5 minutes on 2 cores): echo 500 conns × 128 B at a "
             + "fixed 20k msgs/s (open loop: every server does the same work, so CPU per message and latency compare "
@@ -69,7 +70,8 @@ public final class Lab implements Callable<Integer> {
                 + "--rate, http --rate, rpc-frontend) ringwire-minwait: Ringwire with minWaitMicros=200, fewer wake-ups for up "
                 + "to 200 µs more latency); for http also vertx-ringwire, vertx-io_uring, vertx-epoll (Vert.x's "
                 + "HTTP server on each of its transports) and webflux-ringwire, webflux-epoll (a Spring Boot WebFlux "
-                + "application on Ringwire and on Reactor Netty's epoll)")
+                + "application on Ringwire and on Reactor Netty's epoll); for echo and the frame workloads also "
+                + "c-io_uring and c-epoll, the lab's C reference servers (built with gcc and liburing on first use)")
         List<String> servers;
 
         @Option(names = "--rounds", defaultValue = "2", description = "rounds; server order reverses each round "
@@ -147,7 +149,11 @@ public final class Lab implements Callable<Integer> {
             return servers == null ? settings(Competitor.withMinWait(Competitor.standard())) : settings();
         }
 
+        /** What building the C servers did, or why they are left out: the run's notes show it. */
+        final List<String> serverNotes = new ArrayList<>();
+
         Experiment.Settings settings(List<Competitor> list) {
+            list = CServers.usable(list, serverNotes::add); // c-io_uring and c-epoll where gcc and liburing are
             return new Experiment.Settings(list, rounds, warmup, maxWarmup == null ? DEFAULT_MAX_WARMUP : maxWarmup,
                 seconds, threads, new ServerJvm(nettyUnsafe), engine());
         }
@@ -239,6 +245,25 @@ public final class Lab implements Callable<Integer> {
      */
     static int execute(CommandLine.Model.CommandSpec spec, Common common, List<Experiment> experiments,
                        List<String> notes, boolean costModel) throws IOException, InterruptedException {
+        return execute(spec, common, experiments, notes, costModel, null);
+    }
+
+    /** What a command adds to the lab's output once every run is in (the sweep's charts and counts). */
+    interface Addendum {
+        /** @return lines for the terminal, printed after the tables */
+        String text(List<RunResult> runs);
+
+        /** @return a section for report.html, after the workloads' */
+        String html(List<RunResult> runs);
+    }
+
+    /**
+     * {@link #execute(CommandLine.Model.CommandSpec, Common, List, List, boolean)} with {@code addendum}'s text and
+     * section added to the output, when not null.
+     */
+    static int execute(CommandLine.Model.CommandSpec spec, Common common, List<Experiment> experiments,
+                       List<String> notes, boolean costModel, Addendum addendum)
+        throws IOException, InterruptedException {
         if (common.quiet && common.wide) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--quiet and --wide exclude each other");
         }
@@ -247,6 +272,7 @@ public final class Lab implements Callable<Integer> {
         String command = "./ringwire lab " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         progress.note(command + "  (" + (ServerProcess.canPin() ? "servers on CPU 1, load generator on CPU 0"
             : "unpinned: one core or no taskset") + ")");
+        notes.addAll(0, common.serverNotes);
         notes.forEach(progress::note);
         if (common.profile) {
             Profiling profiling = Profiling.into(common.out);
@@ -271,6 +297,12 @@ public final class Lab implements Callable<Integer> {
             costs, experiments.stream().flatMap(e -> e.profiles().stream()).toList());
         Path html = report.write(common.out);
         System.out.print(report.text(common.detail()));
+        if (addendum != null) {
+            String page = java.nio.file.Files.readString(html);
+            int end = page.lastIndexOf("</body>");
+            java.nio.file.Files.writeString(html, page.substring(0, end) + addendum.html(runs) + page.substring(end));
+            System.out.print(addendum.text(runs));
+        }
         List<RunResult> rehearsals = experiments.stream().flatMap(e -> e.rehearsals().stream()).toList();
         for (RunResult r : rehearsals) {
             if (r.mismatches() + r.errors() > 0) {

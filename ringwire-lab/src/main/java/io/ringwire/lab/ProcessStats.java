@@ -122,6 +122,49 @@ public final class ProcessStats {
 
     /**
      * @param pid a process
+     * @return its threads' context switches so far, summed over each thread's {@code /proc/PID/task/TID/status}:
+     *         {voluntary (the thread blocked: a wait for work, so a wake-up followed), involuntary (preempted)};
+     *         threads that ended are not counted, nor the lab server's own threads (named {@code lab-...}: its
+     *         memory sampler wakes every 10 ms, which is the lab's cost, not the transport's); {-1, -1} if the
+     *         process is gone
+     */
+    public static long[] contextSwitches(long pid) {
+        long[] sum = new long[2];
+        try (var tasks = Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
+            for (Path task : tasks) {
+                try {
+                    if (Files.readString(task.resolve("comm")).startsWith("lab-")) {
+                        continue;
+                    }
+                    long[] t = parseContextSwitches(Files.readAllLines(task.resolve("status")));
+                    sum[0] += t[0];
+                    sum[1] += t[1];
+                } catch (IOException | RuntimeException gone) {
+                    // the thread ended between listing and reading
+                }
+            }
+        } catch (IOException e) {
+            return new long[] {-1, -1};
+        }
+        return sum;
+    }
+
+    /** @return {voluntary_ctxt_switches, nonvoluntary_ctxt_switches} of a status file's lines (0 where absent) */
+    static long[] parseContextSwitches(List<String> status) {
+        long[] v = new long[2];
+        for (String line : status) {
+            if (line.startsWith("voluntary_ctxt_switches:")) {
+                v[0] = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                v[1] = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return v;
+    }
+
+
+    /**
+     * @param pid a process
      * @return VmHWM, its peak resident set, in KiB, or -1
      */
     public static long peakRssKiB(long pid) {

@@ -66,6 +66,11 @@ final class ServerProcess implements AutoCloseable {
         if (canPin()) {
             cmd.addAll(List.of(TASKSET, "-c", "1"));
         }
+        if (competitor.inC()) { // one thread, no JVM: echo, or frames echoed frame by frame (PAUSING as FRAMES)
+            cmd.addAll(List.of(CServers.binary(competitor).toString(), Integer.toString(port),
+                protocol == Protocol.ECHO ? "echo" : "frames"));
+            return cmd;
+        }
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(jvm.flags());
         // extra server JVM flags for profiling, e.g. -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit

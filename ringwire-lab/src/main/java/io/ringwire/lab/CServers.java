@@ -1,0 +1,203 @@
+package io.ringwire.lab;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The lab's C reference servers ({@link Competitor#C_IO_URING}, {@link Competitor#C_EPOLL}): their sources ship in the
+ * lab (src/main/c), and are compiled here with gcc (and liburing for the io_uring one) the first time a lab run asks
+ * for them, into {@code c-servers/<hash of the sources>/} beside the lab's classes or jar ({@code target/}), where
+ * later runs find them. gcc and liburing-dev are installed with apt-get when missing and the lab runs as root, as
+ * redis-tools and wrk are ({@link DebianTool}); elsewhere the C servers are skipped with a note saying why.
+ */
+final class CServers {
+    private CServers() { }
+
+    /** The sources, as resources of this package's {@code c} folder. */
+    static final List<String> SOURCES = List.of("lab_server.h", "epoll_server.c", "uring_server.c");
+
+    /** The Debian packages the build needs. */
+    static final List<String> PACKAGES = List.of("gcc", "liburing-dev");
+
+    /** The built servers by competitor, or why they cannot be; set once per JVM. */
+    private static Built built;
+
+    /**
+     * @param binaries the executables, by competitor (empty if the build failed)
+     * @param problem  why they are not there, or null
+     */
+    record Built(Map<Competitor, Path> binaries, String problem) { }
+
+    /** @return whether the competitor is one of the C servers (no JVM) */
+    static boolean isC(Competitor c) {
+        return c == Competitor.C_IO_URING || c == Competitor.C_EPOLL;
+    }
+
+    /**
+     * @param servers servers a workload asked for
+     * @param note    receives what was done (an install, a build) or why the C servers are left out
+     * @return {@code servers} without the C servers if they cannot be built here
+     */
+    static List<Competitor> usable(List<Competitor> servers, Consumer<String> note) {
+        if (servers.stream().noneMatch(CServers::isC)) {
+            return servers;
+        }
+        Built b = build(note);
+        if (b.problem() == null) {
+            return servers;
+        }
+        List<Competitor> left = servers.stream().filter(c -> !isC(c)).toList();
+        if (left.isEmpty()) {
+            throw new IllegalStateException("no server to run: " + b.problem());
+        }
+        return left;
+    }
+
+    /**
+     * @param c one of the C servers
+     * @return its executable
+     * @throws IllegalStateException if it could not be built (the message says why)
+     */
+    static Path binary(Competitor c) {
+        Built b = build(s -> { });
+        Path p = b.binaries().get(c);
+        if (p == null) {
+            throw new IllegalStateException(c.label() + " is unavailable: " + b.problem());
+        }
+        return p;
+    }
+
+    /** Builds both servers, once per JVM (later calls return the first's outcome). */
+    static synchronized Built build(Consumer<String> note) {
+        if (built == null) {
+            built = buildNow(cacheDirectory(), note);
+        }
+        return built;
+    }
+
+    /** @return where built servers are kept: {@code c-servers} beside the lab's classes or jar, else the temp dir */
+    static Path cacheDirectory() {
+        try {
+            Path code = Path.of(CServers.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path parent = code.toAbsolutePath().getParent();
+            if (parent != null && Files.isWritable(parent)) {
+                return parent.resolve("c-servers");
+            }
+        } catch (Exception e) {
+            // no code source (an unusual class loader): the temp dir
+        }
+        return Path.of(System.getProperty("java.io.tmpdir"), "ringwire-lab-c-servers");
+    }
+
+    /**
+     * Compiles the servers into {@code dir/<hash>/} unless they are there already.
+     *
+     * @param dir  the cache
+     * @param note receives what was done, or why nothing could be
+     * @return the binaries, or why there are none
+     */
+    static Built buildNow(Path dir, Consumer<String> note) {
+        try {
+            Map<String, byte[]> sources = new java.util.LinkedHashMap<>();
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            for (String name : SOURCES) {
+                try (InputStream in = CServers.class.getResourceAsStream("c/" + name)) {
+                    if (in == null) {
+                        return fail(note, "their source " + name + " is not among the lab's resources");
+                    }
+                    byte[] b = in.readAllBytes();
+                    sources.put(name, b);
+                    sha.update(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    sha.update(b);
+                }
+            }
+            Path home = dir.resolve(HexFormat.of().formatHex(sha.digest()).substring(0, 16));
+            Map<Competitor, Path> binaries = Map.of(Competitor.C_EPOLL, home.resolve("c-epoll"),
+                Competitor.C_IO_URING, home.resolve("c-io_uring"));
+            if (binaries.values().stream().allMatch(Files::isExecutable)) {
+                return new Built(binaries, null);
+            }
+            Files.createDirectories(home);
+            for (Map.Entry<String, byte[]> s : sources.entrySet()) {
+                Files.write(home.resolve(s.getKey()), s.getValue());
+            }
+            String missing = missingTools();
+            if (missing != null) {
+                String installed = install(note);
+                if (installed != null) {
+                    return fail(note, missing + "; " + installed);
+                }
+                missing = missingTools();
+                if (missing != null) {
+                    return fail(note, missing + " after installing " + String.join(" ", PACKAGES));
+                }
+            }
+            String gcc = ServerProcess.onPath("gcc");
+            for (Map.Entry<Competitor, Path> e : binaries.entrySet()) {
+                boolean uring = e.getKey() == Competitor.C_IO_URING;
+                String source = home.resolve(uring ? "uring_server.c" : "epoll_server.c").toString();
+                Path tmp = home.resolve(e.getValue().getFileName() + ".tmp");
+                List<String> cmd = new ArrayList<>(List.of(gcc, "-O2", "-Wall", "-o", tmp.toString(), source));
+                if (uring) {
+                    cmd.add("-luring");
+                }
+                cmd.add("-lpthread");
+                DebianTool.Output out = DebianTool.run(cmd, 120);
+                if (out.exit() != 0) {
+                    return fail(note, "gcc failed on " + source + ":\n" + out.text().strip());
+                }
+                Files.move(tmp, e.getValue(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            }
+            note.accept("c-io_uring, c-epoll: built with gcc into " + home);
+            return new Built(binaries, null);
+        } catch (IOException | NoSuchAlgorithmException e) {
+            return fail(note, "could not build them: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return fail(note, "interrupted while building them");
+        }
+    }
+
+    private static Built fail(Consumer<String> note, String why) {
+        note.accept("c-io_uring, c-epoll: skipped: " + why);
+        return new Built(Map.of(), why);
+    }
+
+    /** @return what the build lacks (gcc, liburing's header), or null */
+    static String missingTools() {
+        List<String> missing = new ArrayList<>();
+        if (ServerProcess.onPath("gcc") == null) {
+            missing.add("gcc is not installed");
+        }
+        if (!Files.exists(Path.of("/usr/include/liburing.h"))) {
+            missing.add("liburing's header is not installed (/usr/include/liburing.h)");
+        }
+        return missing.isEmpty() ? null : String.join(", ", missing);
+    }
+
+    /** Installs {@link #PACKAGES} with apt-get. @return null if it did, else why not */
+    private static String install(Consumer<String> note) throws IOException, InterruptedException {
+        String aptGet = ServerProcess.onPath("apt-get");
+        if (aptGet == null || !"root".equals(System.getProperty("user.name"))) {
+            return "the lab is not root with apt-get (Debian/Ubuntu: sudo apt-get install "
+                + String.join(" ", PACKAGES) + ")";
+        }
+        note.accept("c-io_uring, c-epoll: installing " + String.join(" ", PACKAGES) + " (apt-get install -y "
+            + String.join(" ", PACKAGES) + ") ...");
+        List<String> cmd = new ArrayList<>(List.of(aptGet, "install", "-y", "-q"));
+        cmd.addAll(PACKAGES);
+        DebianTool.Output out = DebianTool.run(cmd, 600);
+        return out.exit() == 0 ? null : "apt-get install " + String.join(" ", PACKAGES) + " failed:\n"
+            + out.text().strip();
+    }
+}
