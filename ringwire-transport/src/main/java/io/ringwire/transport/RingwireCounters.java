@@ -62,6 +62,7 @@ public final class RingwireCounters {
     long fdInstalls;
     long msgRingTransfers;
     long syncEnters;
+    long inlineWrites;
 
     RingwireCounters(String name) {
         this.name = name;
@@ -154,6 +155,7 @@ public final class RingwireCounters {
         @Override public long getFdInstalls() { return c.fdInstalls; }
         @Override public long getMsgRingTransfers() { return c.msgRingTransfers; }
         @Override public long getSyncEnters() { return c.syncEnters; }
+        @Override public long getInlineWrites() { return c.inlineWrites; }
         @Override public long getZeroCopySends() { return c.zeroCopySends; }
         @Override public long getMinWaits() { return c.minWaits; }
         @Override public String getSummary() { return c.toString(); }
@@ -294,6 +296,14 @@ public final class RingwireCounters {
      */
     public long syncEnters() {
         return syncEnters;
+    }
+
+    /**
+     * @return writes a bulk stream made at once, with a non-blocking sendmsg(2) (a synchronous call on a direct
+     *         descriptor), when its read loop ended; also counted in {@link #writes()}
+     */
+    public long inlineWrites() {
+        return inlineWrites;
     }
 
     /** @return connections accepted */
@@ -444,13 +454,13 @@ public final class RingwireCounters {
                 + "zeroCopyCopied=%d zeroCopyRefused=%d segmentedSends=%d groBatches=%d sqRefusals=%d "
                 + "dryRingFallbacks=%d minWaits=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
                 + "registrations=%d fixedFiles=%d/%d directDescriptors=%d fdInstalls=%d msgRingTransfers=%d "
-                + "syncEnters=%d", name,
+                + "syncEnters=%d inlineWrites=%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers,
             bufferRingShrinks, bufferRingReleasedBytes, accepts, acceptBackoffs,
             handlerFailures, closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused,
             segmentedSends, groBatches, sqRefusals, dryRingFallbacks, minWaits, sendfileBytes, fileRegionCopiedBytes,
             fileRegionMappedBytes, registrations, fixedFiles, fixedFileSlots, directDescriptors, fdInstalls,
-            msgRingTransfers, syncEnters);
+            msgRingTransfers, syncEnters, inlineWrites);
     }
 }

@@ -96,6 +96,9 @@ public interface RingwireLoopMXBean {
     /** @return enters made to complete a synchronous call on a direct descriptor (socket options, addresses) */
     long getSyncEnters();
 
+    /** @return writes a bulk stream made at once with sendmsg(2) when its read loop ended (also in writes) */
+    long getInlineWrites();
+
     /** @return zero-copy sends */
     long getZeroCopySends();
 
