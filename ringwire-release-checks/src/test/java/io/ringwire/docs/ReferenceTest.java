@@ -290,7 +290,61 @@ class ReferenceTest {
         assertNoProblems(problems);
     }
 
+    @Test
+    void everyLabServerIsNamedInTheServersRowAndNoOtherIs() throws Exception {
+        List<String> labels = labServers();
+        assertTrue(labels.contains("ringwire") && labels.contains("netty-epoll"), () -> "the lab's servers: " + labels);
+        List<Markdown.Row> rows = new ArrayList<>();
+        for (Markdown.Table t : tablesWith("option")) {
+            for (Markdown.Row r : t.rows()) {
+                if (Markdown.codeSpans(r.cell(t.column("option"))).contains("--servers")) {
+                    rows.add(r);
+                }
+            }
+        }
+        assertFalse(rows.isEmpty(), "docs/reference.md has no row for the lab's --servers");
+        Set<String> named = new TreeSet<>();
+        rows.forEach(r -> r.cells().forEach(c -> named.addAll(Markdown.codeSpans(c))));
+        List<String> problems = new ArrayList<>();
+        for (String label : labels) {
+            if (!named.contains(label)) {
+                problems.add("lab server " + label + ": not named in the --servers row (line " + rows.get(0).line()
+                    + ")");
+            }
+        }
+        Pattern serverLike = Pattern.compile("(ringwire|netty|blocking|vertx|webflux|c)-[a-z_]+");
+        for (String span : named) {
+            if (serverLike.matcher(span).matches() && !labels.contains(span)) {
+                problems.add("the --servers row names `" + span + "`, which is no server of the lab");
+            }
+        }
+        assertNoProblems(problems);
+    }
+
     // ------------------------------------------------------------------------------------------ helpers
+
+    /**
+     * @return the labels of the lab's servers, as {@code --servers} takes them: the constants of its enum named
+     *         {@code Competitor}, wherever in the lab's packages it lives
+     */
+    private static List<String> labServers() throws Exception {
+        for (String name : ClassFiles.classNames(Lab.class)) {
+            if (!name.endsWith(".Competitor")) {
+                continue;
+            }
+            Class<?> c = Class.forName(name, false, ReferenceTest.class.getClassLoader());
+            if (!c.isEnum()) {
+                continue;
+            }
+            Method label = c.getMethod("label");
+            List<String> labels = new ArrayList<>();
+            for (Object constant : c.getEnumConstants()) {
+                labels.add((String) label.invoke(constant));
+            }
+            return labels;
+        }
+        throw new AssertionError("the lab has no enum Competitor: find where its server names live now");
+    }
 
     /** @return the {@code ringwire.*} string constants of the library modules, the lab and the examples */
     static Set<String> codeProperties() {

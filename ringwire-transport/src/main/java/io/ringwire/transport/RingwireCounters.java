@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What one Ringwire event loop has done, counted as it happens: the numbers that decide io_uring vs epoll.
- * {@link #sqesPerEnter()} is n, the batch per {@code io_uring_enter} of the seed-002 cost model.
+ * {@link #sqesPerEnter()} is n, the batch per {@code io_uring_enter} of the cost model in "io_uring vs epoll" (Wang
+ * Xiaoguang, OpenAnolis, 2021, https://juejin.cn/post/7045098217121251335): io_uring pays (s + t) / n per operation.
  *
  * <p>Written only by the loop's thread; read from anywhere ({@link #of(EventExecutor)}, {@link #all()}). A reader on
  * another thread may see values a few updates old, never torn ones (64-bit fields on a 64-bit JVM).

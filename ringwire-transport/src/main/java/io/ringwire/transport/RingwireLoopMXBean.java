@@ -21,7 +21,7 @@ public interface RingwireLoopMXBean {
     /** @return CQEs reaped */
     long getCqes();
 
-    /** @return n of the seed-002 cost model: SQEs per enter */
+    /** @return SQEs per enter: n, the batch per system call of {@link RingwireCounters#sqesPerEnter()}'s cost model */
     double getSqesPerEnter();
 
     /** @return CQEs per enter */

@@ -29,7 +29,7 @@ import java.time.Duration;
  * application context, and Spring's own connection pool for such a factory. Reactor Netty clients made outside it
  * ({@code HttpClient.create()}, {@code WebClient.create()}) keep Netty's default transport.
  *
- * <p>{@code ringwire.enabled=false} turns it off. Where Ringwire cannot run (no io_uring, a kernel older than 6.0, a
+ * <p>{@code ringwire.enabled=false} turns it off. Where Ringwire cannot run (no io_uring, a kernel older than 6.1, a
  * seccomp profile that blocks it, {@code -Dringwire.disable=true}) the bean is the one Boot would have made, so the
  * application starts on Netty's default transport, and one line in the log says why. An application that declares a
  * {@code ReactorResourceFactory} of its own keeps it.
