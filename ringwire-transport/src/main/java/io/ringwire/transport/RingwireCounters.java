@@ -108,7 +108,8 @@ public final class RingwireCounters {
     public interface Listener {
         /**
          * A loop started: on the loop's thread as it starts (again when it resumes on another thread, with the same
-         * counters), and from {@link #addListener} for each loop already running. Keep it short: the loop waits.
+         * counters), and from {@link RingwireCounters#addListener} for each loop already running. Keep it short: the
+         * loop waits.
          *
          * @param counters the loop's counters, live until {@link #loopEnded} with the same object
          */
