@@ -49,7 +49,9 @@ class ApiSurfaceTest {
             new Published("ringwire-spring-boot", "io.ringwire.spring.boot",
                 "io.ringwire.spring.boot.RingwireAutoConfiguration", Set.of("io.ringwire.spring.boot")),
             new Published("ringwire-micronaut", "io.ringwire.micronaut",
-                "io.ringwire.micronaut.RingwireEventLoopGroupFactory", Set.of("io.ringwire.micronaut")));
+                "io.ringwire.micronaut.RingwireEventLoopGroupFactory", Set.of("io.ringwire.micronaut")),
+            new Published("ringwire-micrometer", "io.ringwire.micrometer",
+                "io.ringwire.micrometer.RingwireMeterBinder", Set.of("io.ringwire.micrometer")));
     }
 
     /** Published without a module descriptor: the frameworks they serve do not run applications as modules. */
