@@ -82,7 +82,7 @@ public final class BestTransport {
         if (ringwireCause == null) {
             return new BestTransport(Kind.RINGWIRE, null, "io_uring is available");
         }
-        String why = "Ringwire is unavailable: " + describe(ringwireCause);
+        String why = "Ringwire cannot run: " + describe(ringwireCause);
         if (epollCause == null) {
             return new BestTransport(Kind.EPOLL, ringwireCause, why + "; Netty's epoll transport is available");
         }
