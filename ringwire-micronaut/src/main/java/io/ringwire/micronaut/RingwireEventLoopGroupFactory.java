@@ -37,7 +37,8 @@ import jakarta.inject.Singleton;
  *
  * <p>Where Ringwire cannot run (no io_uring, a kernel older than 6.1, a seccomp profile that blocks it,
  * {@code -Dringwire.disable=true}) this transport is not offered, Micronaut takes the next in the list, and one line
- * in the log says why ({@link RingwireAvailableCondition}). Each loop's ring has Ringwire's default settings, or
+ * in the log says why ({@link RingwireAvailableCondition}, which asks {@code Ringwire.bestTransport()}). The list
+ * {@code ringwire,epoll,nio} is that call's own order: Ringwire, else Netty's epoll, else NIO. Each loop's ring has Ringwire's default settings, or
  * those given as system properties ({@code -Dringwire.ringEntries=...}, see {@link RingwireIoHandlerConfig}).
  */
 @Singleton
