@@ -3,6 +3,7 @@ package io.ringwire.lettuce;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -30,6 +31,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Lettuce on Ringwire against a real redis-server on a loopback port. */
@@ -86,6 +88,28 @@ class RedisOnRingwireTest {
         }
         long written = recorder.assertAllOnRingwire(RingwireSocketChannel.class);
         assertTrue(written > 256 * 1024, "Ringwire's loops wrote the commands: " + RingwireCounters.all());
+    }
+
+    /**
+     * Why RingwireLettuce has clients of its own: Lettuce's own client sets its channel class from its static
+     * Transports (NIO's here), which Ringwire's loops refuse to register, and Netty's bootstrap lets no
+     * NettyCustomizer change it afterwards. Should a Lettuce version take the channel class from its resources, this
+     * test fails and the clients can go.
+     */
+    @Test
+    void lettucesOwnClientCannotPutItsChannelOnRingwiresLoops() {
+        RedisClient lettuces = RedisClient.create(resources,
+            RedisURI.builder().redis("127.0.0.1", server.port).withTimeout(GUARD).build());
+        try {
+            RedisConnectionException refused = assertThrows(RedisConnectionException.class, lettuces::connect);
+            Throwable cause = refused;
+            while (cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            assertTrue(String.valueOf(cause.getMessage()).contains("incompatible"), "refused: " + cause);
+        } finally {
+            lettuces.shutdown(Duration.ZERO, GUARD);
+        }
     }
 
     @Test
