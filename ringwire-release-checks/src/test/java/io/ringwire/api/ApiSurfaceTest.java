@@ -46,6 +46,8 @@ class ApiSurfaceTest {
                 Set.of("io.ringwire.reactor")),
             new Published("ringwire-vertx", "io.ringwire.vertx", "io.ringwire.vertx.RingwireTransport",
                 Set.of("io.ringwire.vertx")),
+            new Published("ringwire-lettuce", "io.ringwire.lettuce", "io.ringwire.lettuce.RingwireLettuce",
+                Set.of("io.ringwire.lettuce")),
             new Published("ringwire-spring-boot", "io.ringwire.spring.boot",
                 "io.ringwire.spring.boot.RingwireAutoConfiguration", Set.of("io.ringwire.spring.boot")),
             new Published("ringwire-micronaut", "io.ringwire.micronaut",
