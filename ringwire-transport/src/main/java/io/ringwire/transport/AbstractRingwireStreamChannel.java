@@ -91,10 +91,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     /**
      * Bytes a bulk stream's read loop hands up the pipeline before channelReadComplete and the flush that follows it:
-     * four receives of 64 KiB. With the allocator's whole budget (16 reads, 1 MiB) the frames a decoder sliced from
-     * the first receives, and the bytes the SEND copies, are out of the CPU's cache by the time they are written, and
-     * more of them wait at once: single-stream cost 0.71 µs per message with 16 receives per loop against 0.57 with 4
-     * (0.81 with 1), and in another run 0.83 against 0.77 with an allocator peak of 13 against 5 MiB.
+     * four receives of 64 KiB, so that the frames a decoder sliced from them are still in the CPU's cache when they
+     * are written (the allocator's whole budget, 1 MiB, lets them fall out of it, and holds more memory at once).
      */
     static final int READ_LOOP_BYTES = 256 * 1024;
 
