@@ -91,10 +91,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     /**
      * Bytes a bulk stream's read loop hands up the pipeline before channelReadComplete and the flush that follows it:
-     * four receives of 64 KiB. With the allocator's whole budget (16 reads, 1 MiB) the frames a decoder sliced from
-     * the first receives, and the bytes the SEND copies, are out of the CPU's cache by the time they are written, and
-     * more of them wait at once: single-stream cost 0.71 µs per message with 16 receives per loop against 0.57 with 4
-     * (0.81 with 1), and in another run 0.83 against 0.77 with an allocator peak of 13 against 5 MiB.
+     * four receives of 64 KiB, so that the frames a decoder sliced from them are still in the CPU's cache when they
+     * are written (the allocator's whole budget, 1 MiB, lets them fall out of it, and holds more memory at once).
      */
     static final int READ_LOOP_BYTES = 256 * 1024;
 
@@ -212,49 +210,17 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     private Connecting connecting;
 
-    /**
-     * Zero-copy sends of this channel whose notification has not come: the messages each one sends from, retained
-     * until the kernel says it is done with their pages. Made at the channel's first zero-copy send.
-     */
-    private static final class ZeroCopy {
-        /** Zero-copy sends awaiting their notification at most; a write beyond that goes with a copy. */
-        static final int SLOTS = 16;
-        final Object[][] held = new Object[SLOTS][];
-        int pending;
-        /** The kernel copied (loopback) or refused: this channel sends with a copy from now on. */
-        boolean off;
-
-        int freeSlot() {
-            for (int i = 0; i < SLOTS; i++) {
-                if (held[i] == null) {
-                    return i;
-                }
-            }
-            return -1;
-        }
-
-        void release(int slot) {
-            Object[] msgs = held[slot];
-            if (msgs != null) {
-                held[slot] = null;
-                pending--;
-                releaseAll(msgs);
-            }
-        }
-    }
-
-    private ZeroCopy zeroCopy;
-    /**
-     * For measuring zero copy where the kernel copies anyway (loopback): keep it on after a copied notification
-     * ({@code -Dringwire.sendZcKeepWhenCopied=true}; tests set it).
-     */
-    static boolean keepZeroCopyWhenCopied = Boolean.getBoolean("ringwire.sendZcKeepWhenCopied");
-    /** Fault injection for tests: IORING_SEND_ZC_* bits added to every zero-copy SQE (an unknown one: EINVAL). */
-    static short zeroCopyTestFlags;
+    /** Null until the channel's first zero-copy send. */
+    private ZeroCopySends zeroCopy;
 
     /** @return bytes from which a write goes as a zero-copy send; 0: never (TCP channels have the option) */
     int sendZcThreshold() {
         return 0;
+    }
+
+    private ZeroCopySends zeroCopySends() {
+        ZeroCopySends z = zeroCopy;
+        return z != null ? z : (zeroCopy = new ZeroCopySends(this));
     }
 
     AbstractRingwireStreamChannel(Channel parent, int fd, boolean active) {
@@ -1253,7 +1219,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * Names this channel's fixed-file slot instead of its fd in {@code sqe}, taking one at its
      * {@link #SQES_BEFORE_FIXED_FILE}th SQE.
      */
-    private void useFixedFile(RingwireIoRegistration r, long sqe) {
+    void useFixedFile(RingwireIoRegistration r, long sqe) {
         int slot = fileSlot;
         if (slot < -1 && ++slot == -1) {
             slot = r.handler().takeFileSlot(fd); // -1 when refused: given up
@@ -1547,7 +1513,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                     }
                 }
                 case IORING_OP_RECVMSG -> descriptorRecvComplete(res, flags);
-                case IORING_OP_SEND_ZC, IORING_OP_SENDMSG_ZC -> zeroCopyComplete(res, flags, data);
+                case IORING_OP_SEND_ZC, IORING_OP_SENDMSG_ZC -> {
+                    if (zeroCopy.complete(res, flags, data)) {
+                        writeComplete(res);
+                    }
+                }
                 case IORING_OP_CONNECT -> connectComplete(res);
                 case IORING_OP_POLL_ADD -> {
                     if (data == WRITE_POLL) {
@@ -2123,7 +2093,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 }
             }
             if (zeroCopyFor(g.bytes(), r.handler())) {
-                sendZeroCopy(r, in, g, iovecs);
+                zeroCopySends().send(r, in, g, iovecs);
             } else if (iovecs == 1) {
                 useFixedFile(r, q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
                     r.nextUserData(IORING_OP_SEND, 0)));
@@ -2193,74 +2163,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
         private boolean zeroCopyFor(long bytes, RingwireIoHandler h) {
             int threshold = sendZcThreshold();
-            ZeroCopy z = zeroCopy;
+            ZeroCopySends z = zeroCopy;
             return threshold > 0 && bytes >= threshold && h.zeroCopyAvailable()
-                && (z == null || !z.off && z.pending < ZeroCopy.SLOTS);
-        }
-
-        /**
-         * One SEND_ZC (one iovec) or SENDMSG_ZC for what {@code g} gathered, the messages it covers retained until the
-         * notification; the kernel is asked to report whether it copied after all (REPORT_USAGE). The SQE is reserved.
-         */
-        private void sendZeroCopy(RingwireIoRegistration r, ChannelOutboundBuffer in, WriteGather g, int iovecs) {
-            ZeroCopy z = zeroCopy;
-            if (z == null) {
-                z = zeroCopy = new ZeroCopy();
-            }
-            int slot = z.freeSlot();
-            z.held[slot] = retainFlushed(in, g.messages());
-            z.pending++;
-            SubmissionQueue q = r.sq();
-            short report = (short) (IoUringConstants.IORING_SEND_ZC_REPORT_USAGE | zeroCopyTestFlags);
-            if (iovecs == 1) {
-                useFixedFile(r, q.prepSendZc(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
-                    report, r.nextUserData(IORING_OP_SEND_ZC, slot)));
-                startedWrite(IORING_OP_SEND_ZC, slot);
-            } else {
-                useFixedFile(r, q.prepSendmsgZc(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
-                    r.nextUserData(IORING_OP_SENDMSG_ZC, slot)));
-                startedWrite(IORING_OP_SENDMSG_ZC, slot);
-            }
-            r.handler().counters().zeroCopySends++;
-        }
-
-        /**
-         * A zero-copy send's CQEs: first its result (with F_MORE when a notification follows), handled as a SEND's
-         * (the promises complete, the outbound buffer lets go; the retained messages stay); then the notification
-         * (F_NOTIF), which releases them. A refusal sends the same bytes again with a copy.
-         */
-        private void zeroCopyComplete(int res, int flags, int slot) {
-            ZeroCopy z = zeroCopy;
-            RingwireCounters c = registration.handler().counters();
-            if ((flags & IoUringConstants.IORING_CQE_F_NOTIF) != 0) {
-                if ((res & IoUringConstants.IORING_NOTIF_USAGE_ZC_COPIED) != 0) {
-                    c.zeroCopyCopied++;
-                    if (!keepZeroCopyWhenCopied) {
-                        z.off = true; // the kernel copies on this path anyway: zero copy only costs here
-                    }
-                }
-                z.release(slot);
-                return;
-            }
-            if (!IoUringCqe.hasMore(flags)) {
-                z.release(slot); // no notification follows
-            }
-            if (res == -Errno.EOPNOTSUPP || res == -Errno.EINVAL || res == -Errno.ENOMEM) {
-                // nothing was sent: the bytes are still the outbound buffer's, and go again with a copy
-                c.zeroCopyRefused++;
-                z.off = true;
-                if (res == -Errno.ENOMEM) {
-                    registration.handler().zeroCopyOutOfMemory();
-                }
-                ended(WRITE);
-                releaseHeldForKernel();
-                ChannelOutboundBuffer in = outboundBuffer();
-                if (in != null && !in.isEmpty() && isOpen()) {
-                    doWrite(in);
-                }
-                return;
-            }
-            writeComplete(res);
+                && (z == null || !z.off && z.pending < ZeroCopySends.SLOTS);
         }
 
         /**
