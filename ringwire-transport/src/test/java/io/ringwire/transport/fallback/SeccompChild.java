@@ -2,6 +2,7 @@ package io.ringwire.transport.fallback;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,6 +45,22 @@ public final class SeccompChild {
     }
 
     /**
+     * @return the launcher's part of the command: its class, which ringwire-transport's build compiles with its tests
+     *         and packs beside this class in their test jar, from where this class was loaded; else (a run the build
+     *         did not prepare, e.g. from an IDE) its source file, which the java launcher compiles on every run: about
+     *         2 s of CPU each time, for every child of every module's tests
+     */
+    static List<String> launcher(Path root) {
+        try {
+            Class<?> launcher = Class.forName("SeccompLauncher", false, SeccompChild.class.getClassLoader());
+            Path where = Path.of(launcher.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return List.of("-cp", where.toString(), launcher.getName());
+        } catch (ClassNotFoundException | URISyntaxException e) {
+            return List.of(root.resolve("seccomp/testing/SeccompLauncher.java").toString());
+        }
+    }
+
+    /**
      * @param profile   a profile's path from the repository's root
      * @param keepOnPath which of this JVM's class-path entries the child gets
      * @param mainClass the child's main class
@@ -57,9 +74,10 @@ public final class SeccompChild {
         String childCp = Arrays.stream(cp.split(File.pathSeparator)).filter(keepOnPath)
             .collect(Collectors.joining(File.pathSeparator));
         Path root = root();
-        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
-            root.resolve("seccomp/testing/SeccompLauncher.java").toString(),
-            "--profile", root.resolve(profile).toString(), "--",
+        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
+            "-XX:TieredStopAtLevel=1"));
+        command.addAll(launcher(root));
+        command.addAll(List.of("--profile", root.resolve(profile).toString(), "--",
             java, "--enable-native-access=ALL-UNNAMED", "-Xshare:auto", "-XX:TieredStopAtLevel=1",
             "-Dio.netty.leakDetection.level=paranoid", "-cp", childCp, mainClass.getName()));
         command.addAll(List.of(args));
