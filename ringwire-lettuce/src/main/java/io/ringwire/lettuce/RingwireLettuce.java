@@ -80,6 +80,16 @@ public final class RingwireLettuce {
     }
 
     /**
+     * @param resources client resources
+     * @return whether the resources' event loops are Ringwire's (from {@link #clientResources()} or
+     *     {@link #customize(ClientResources.Builder)} where Ringwire is available): a Lettuce client on them must be one
+     *     of this class's, since Lettuce's own clients open channels of its own transport, which Ringwire's loops refuse
+     */
+    public static boolean isRingwire(ClientResources resources) {
+        return RingwireBootstrap.onRingwire(resources);
+    }
+
+    /**
      * @param resources client resources; with Ringwire's loops (from {@link #clientResources()} or
      *     {@link #customize(ClientResources.Builder)}) the client's connections run on Ringwire, with any others on
      *     Lettuce's own transport

@@ -16,13 +16,14 @@ import java.util.concurrent.TimeUnit;
  * A real redis-server (Debian's package) for the tests, on a loopback port and a Unix socket in a directory of the
  * test's, run in the foreground as a child process and ended by its PID ({@link #close()}, {@link #kill()}), never
  * left running. Tests that need one call {@link #assumeInstalled()} first: without redis-server they are skipped.
+ * Public for the integrations' tests, which take it from this module's test jar (this class only).
  */
-final class RedisServer implements AutoCloseable {
+public final class RedisServer implements AutoCloseable {
     private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-    final int port;
-    final Path dir;
-    final Path socket;
+    public final int port;
+    public final Path dir;
+    public final Path socket;
     private final List<String> extraArgs;
     private Process process;
 
@@ -33,12 +34,12 @@ final class RedisServer implements AutoCloseable {
         this.extraArgs = extraArgs;
     }
 
-    static void assumeInstalled() {
+    public static void assumeInstalled() {
         Assumptions.assumeTrue(onPath("redis-server"),
             "redis-server is not installed (Debian's package redis-server; .ci/run installs it): skipped");
     }
 
-    static boolean onPath(String command) {
+    public static boolean onPath(String command) {
         for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
             if (Files.isExecutable(Path.of(dir, command))) {
                 return true;
@@ -48,14 +49,14 @@ final class RedisServer implements AutoCloseable {
     }
 
     /** Starts redis-server on a free loopback port and a Unix socket in {@code dir}, waiting until it answers. */
-    static RedisServer start(Path dir, String... extraArgs) throws IOException, InterruptedException {
+    public static RedisServer start(Path dir, String... extraArgs) throws IOException, InterruptedException {
         RedisServer server = new RedisServer(freePort(), dir, List.of(extraArgs));
         server.start();
         return server;
     }
 
     /** The port that a server started with {@code --port 0} listens on for TLS, or any other port of one's own. */
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket probe = new ServerSocket()) {
             probe.bind(new InetSocketAddress("127.0.0.1", 0));
             return probe.getLocalPort();
@@ -63,7 +64,7 @@ final class RedisServer implements AutoCloseable {
     }
 
     /** (Re)starts the server on the same port and socket; it must not be running. */
-    void start() throws IOException, InterruptedException {
+    public void start() throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("redis-server",
             "--bind", "127.0.0.1", "--port", Integer.toString(port),
             "--unixsocket", socket.toString(), "--unixsocketperm", "700",
@@ -96,7 +97,7 @@ final class RedisServer implements AutoCloseable {
         }
     }
 
-    static boolean accepts(int port) {
+    public static boolean accepts(int port) {
         try (Socket probe = new Socket()) {
             probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
             return true;
@@ -105,12 +106,12 @@ final class RedisServer implements AutoCloseable {
         }
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
     /** Kills the server at once (SIGKILL): its connections are reset, the commands in flight get no answer. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         if (process != null && process.isAlive()) {
             process.destroyForcibly();
             process.waitFor(30, TimeUnit.SECONDS);

@@ -14,9 +14,10 @@ import reactor.netty.resources.LoopResources;
 @ConfigurationProperties("ringwire")
 public class RingwireProperties {
     /**
-     * Whether Spring Boot's reactive web server and its Reactor Netty clients run on Ringwire. Off, they run on
-     * Netty's default transport, as without Ringwire on the class path. (The system property ringwire.disable=true
-     * turns Ringwire off for the whole JVM.)
+     * Whether Spring Boot's reactive web server and its Reactor Netty clients run on Ringwire, and Spring Data Redis's
+     * Lettuce connections with ringwire-lettuce on the class path. Off, they run on Netty's default transport and
+     * Lettuce's, as without Ringwire on the class path. (The system property ringwire.disable=true turns Ringwire off
+     * for the whole JVM.)
      */
     private boolean enabled = true;
 

@@ -4,25 +4,38 @@ import io.ringwire.spring.boot.app.EchoApplication;
 import io.ringwire.transport.Ringwire;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The tests' WebFlux application, run in {@link SeccompChild}'s child JVM: one request on loopback. Prints the
- * transport {@code Ringwire.bestTransport()} chose, the server channel's class and the answer as {@code key=value}
- * lines.
+ * The tests' WebFlux application, run in {@link SeccompChild}'s child JVM: one request on loopback and, given a
+ * redis-server's port as its argument, one round trip through Boot's {@link StringRedisTemplate}. Prints the transport
+ * {@code Ringwire.bestTransport()} chose, the server channel's class, the answer, the Lettuce client's class and what
+ * Redis gave back as {@code key=value} lines.
  */
 public final class FallbackBootApp {
     private FallbackBootApp() { }
 
     public static void main(String[] args) throws Exception {
         System.out.println("kind=" + Ringwire.bestTransport().kind());
+        String redisPort = args.length > 0 ? args[0] : "6379";
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(EchoApplication.class)
                 .properties("server.address=127.0.0.1", "server.port=0",
-                    "spring.reactor.netty.shutdown-quiet-period=0s")
+                    "spring.reactor.netty.shutdown-quiet-period=0s",
+                    "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redisPort,
+                    "spring.data.redis.timeout=60s")
                 .run()) {
             String port = context.getEnvironment().getProperty("local.server.port");
             System.out.println("echo=" + get("http://127.0.0.1:" + port + "/hello"));
             System.out.println("server=" + context.getBean(EchoApplication.Channels.class).bound.stream()
                 .map(Class::getSimpleName).findFirst().orElse("none"));
+            if (args.length > 0) {
+                StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+                redis.opsForValue().set("greeting", "Hello, Redis!");
+                System.out.println("redis=" + redis.opsForValue().get("greeting"));
+                System.out.println("lettuce=" + context.getBean(LettuceConnectionFactory.class)
+                    .getRequiredNativeClient().getClass().getSimpleName());
+            }
         }
         System.out.flush();
         System.exit(0);
