@@ -20,7 +20,7 @@ public final class ProcessStats {
      *         conns workload's loads (a few hundredths of a core) ticks would decide a ratio by one or two.
      */
     public static double cpuSeconds(long pid) {
-        long nanos = io.ringwire.uring.Libc.processCpuNanos(pid);
+        long nanos = ProcessCpuClock.nanos(pid);
         return nanos >= 0 ? nanos / 1e9 : statCpuSeconds(pid, ProcessStats::parseCpuTicks);
     }
 

@@ -26,9 +26,9 @@ class ProcessStatsTest {
         // only grows): whatever other threads run in between, or however long this one waits for a core, the reading
         // by pid falls between the two, with no tolerance; the JVM's own figure (OperatingSystemMXBean, sampled 10 ms
         // ticks here, which may lag the scheduler's count by more than a tick) cannot be bracketed like that
-        long ownBefore = io.ringwire.uring.Libc.ownProcessCpuNanos();
-        long outside = io.ringwire.uring.Libc.processCpuNanos(pid);
-        long ownAfter = io.ringwire.uring.Libc.ownProcessCpuNanos();
+        long ownBefore = ProcessCpuClock.ownNanos();
+        long outside = ProcessCpuClock.nanos(pid);
+        long ownAfter = ProcessCpuClock.ownNanos();
         assertTrue(ProcessStats.cpuSeconds(pid) - before >= burned - 0.001, "this thread's " + burned
             + " s is in the process's " + (ProcessStats.cpuSeconds(pid) - before) + " s (" + x + ")");
         assertTrue(ownBefore > 0 && ownBefore <= outside && outside <= ownAfter,
