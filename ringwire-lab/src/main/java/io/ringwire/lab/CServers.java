@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * The lab's C reference servers ({@link Competitor#C_IO_URING}, {@link Competitor#C_EPOLL}): their sources ship in the
+ * The lab's C reference servers, c-io_uring and c-epoll (the competitors of those names): their sources ship in the
  * lab (src/main/c), and are compiled here with gcc (and liburing for the io_uring one) the first time a lab run asks
  * for them, into {@code c-servers/<hash of the sources>/} beside the lab's classes or jar ({@code target/}), where
  * later runs find them. gcc and liburing-dev are installed with apt-get when missing and the lab runs as root, as
@@ -29,50 +29,30 @@ final class CServers {
     /** The Debian packages the build needs. */
     static final List<String> PACKAGES = List.of("gcc", "liburing-dev");
 
-    /** The built servers by competitor, or why they cannot be; set once per JVM. */
+    /** The io_uring server's name (its executable's, and its competitor's label). */
+    static final String C_IO_URING = "c-io_uring";
+    /** The epoll server's name. */
+    static final String C_EPOLL = "c-epoll";
+
+    /** The built servers by name, or why they cannot be; set once per JVM. */
     private static Built built;
 
     /**
-     * @param binaries the executables, by competitor (empty if the build failed)
+     * @param binaries the executables, by name (empty if the build failed)
      * @param problem  why they are not there, or null
      */
-    record Built(Map<Competitor, Path> binaries, String problem) { }
-
-    /** @return whether the competitor is one of the C servers (no JVM) */
-    static boolean isC(Competitor c) {
-        return c == Competitor.C_IO_URING || c == Competitor.C_EPOLL;
-    }
+    record Built(Map<String, Path> binaries, String problem) { }
 
     /**
-     * @param servers servers a workload asked for
-     * @param note    receives what was done (an install, a build) or why the C servers are left out
-     * @return {@code servers} without the C servers if they cannot be built here
-     */
-    static List<Competitor> usable(List<Competitor> servers, Consumer<String> note) {
-        if (servers.stream().noneMatch(CServers::isC)) {
-            return servers;
-        }
-        Built b = build(note);
-        if (b.problem() == null) {
-            return servers;
-        }
-        List<Competitor> left = servers.stream().filter(c -> !isC(c)).toList();
-        if (left.isEmpty()) {
-            throw new IllegalStateException("no server to run: " + b.problem());
-        }
-        return left;
-    }
-
-    /**
-     * @param c one of the C servers
+     * @param name one of the C servers ({@link #C_IO_URING}, {@link #C_EPOLL})
      * @return its executable
      * @throws IllegalStateException if it could not be built (the message says why)
      */
-    static Path binary(Competitor c) {
+    static Path binary(String name) {
         Built b = build(s -> { });
-        Path p = b.binaries().get(c);
+        Path p = b.binaries().get(name);
         if (p == null) {
-            throw new IllegalStateException(c.label() + " is unavailable: " + b.problem());
+            throw new IllegalStateException(name + " is unavailable: " + b.problem());
         }
         return p;
     }
@@ -122,8 +102,8 @@ final class CServers {
                 }
             }
             Path home = dir.resolve(HexFormat.of().formatHex(sha.digest()).substring(0, 16));
-            Map<Competitor, Path> binaries = Map.of(Competitor.C_EPOLL, home.resolve("c-epoll"),
-                Competitor.C_IO_URING, home.resolve("c-io_uring"));
+            Map<String, Path> binaries = Map.of(C_EPOLL, home.resolve(C_EPOLL), C_IO_URING,
+                home.resolve(C_IO_URING));
             if (binaries.values().stream().allMatch(Files::isExecutable)) {
                 return new Built(binaries, null);
             }
@@ -142,9 +122,9 @@ final class CServers {
                     return fail(note, missing + " after installing " + String.join(" ", PACKAGES));
                 }
             }
-            String gcc = ServerProcess.onPath("gcc");
-            for (Map.Entry<Competitor, Path> e : binaries.entrySet()) {
-                boolean uring = e.getKey() == Competitor.C_IO_URING;
+            String gcc = DebianTool.onPath("gcc");
+            for (Map.Entry<String, Path> e : binaries.entrySet()) {
+                boolean uring = e.getKey().equals(C_IO_URING);
                 String source = home.resolve(uring ? "uring_server.c" : "epoll_server.c").toString();
                 Path tmp = home.resolve(e.getValue().getFileName() + ".tmp");
                 List<String> cmd = new ArrayList<>(List.of(gcc, "-O2", "-Wall", "-o", tmp.toString(), source));
@@ -176,7 +156,7 @@ final class CServers {
     /** @return what the build lacks (gcc, liburing's header), or null */
     static String missingTools() {
         List<String> missing = new ArrayList<>();
-        if (ServerProcess.onPath("gcc") == null) {
+        if (DebianTool.onPath("gcc") == null) {
             missing.add("gcc is not installed");
         }
         if (!Files.exists(Path.of("/usr/include/liburing.h"))) {
@@ -187,7 +167,7 @@ final class CServers {
 
     /** Installs {@link #PACKAGES} with apt-get. @return null if it did, else why not */
     private static String install(Consumer<String> note) throws IOException, InterruptedException {
-        String aptGet = ServerProcess.onPath("apt-get");
+        String aptGet = DebianTool.onPath("apt-get");
         if (aptGet == null || !"root".equals(System.getProperty("user.name"))) {
             return "the lab is not root with apt-get (Debian/Ubuntu: sudo apt-get install "
                 + String.join(" ", PACKAGES) + ")";

@@ -42,9 +42,9 @@ public enum Competitor {
      * provided buffer ring, a send per connection with bytes to go, one submit-and-wait per iteration,
      * SINGLE_ISSUER|DEFER_TASKRUN. Echo and the frame workloads only; no JVM.
      */
-    C_IO_URING("c-io_uring"),
+    C_IO_URING(CServers.C_IO_URING),
     /** The lab's C epoll server (src/main/c/epoll_server.c): edge-triggered, read and write. Echo and frames only. */
-    C_EPOLL("c-epoll");
+    C_EPOLL(CServers.C_EPOLL);
 
     /** The minimum wait of {@link #RINGWIRE_MIN_WAIT}, µs: the setting measured in docs/benchmarks.md. */
     static final int MIN_WAIT_MICROS = 200;
@@ -123,7 +123,7 @@ public enum Competitor {
 
     /** @return whether this is one of the C servers, which run no JVM and serve echo and the frame workloads only */
     public boolean inC() {
-        return CServers.isC(this);
+        return this == C_IO_URING || this == C_EPOLL;
     }
 
     /** @return whether this is Vert.x's HTTP server or a WebFlux application, which serve the http workload only */

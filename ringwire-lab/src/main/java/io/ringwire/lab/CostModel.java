@@ -197,17 +197,15 @@ final class CostModel {
     record Report(Costs costs, int[] batches, String echoVariant, double observedN, double measuredRatio,
                   double seedPredictedRatio, double perOpPredictedRatio) {
         /**
-         * @param costs what was measured
-         * @param echo  the echo summary with ringwire and netty-epoll rows, or null
+         * @param costs         what was measured
+         * @param echoVariant   the echo run it is compared with (empty when none ran)
+         * @param observedN     SQEs per io_uring_enter in Ringwire's counters during that run (NaN when none ran)
+         * @param measuredRatio Ringwire's server CPU per message over netty-epoll's in that run (NaN when none ran)
          * @return the model next to the observation
          */
-        static Report of(Costs costs, Summary echo) {
-            Summary.Row rw = echo == null ? null : echo.row(Competitor.RINGWIRE.label());
-            Summary.Row ep = echo == null ? null : echo.row(Competitor.NETTY_EPOLL.label());
-            double n = rw == null ? Double.NaN : rw.sqesPerEnter();
-            double measured = rw == null || ep == null ? Double.NaN : rw.cpuUsPerMsg() / ep.cpuUsPerMsg();
-            return new Report(costs, BATCHES.clone(), echo == null ? "" : echo.variant(), n, measured,
-                costs.seedModel(n) / costs.epoll(), costs.perOpModel(n) / costs.epoll());
+        static Report of(Costs costs, String echoVariant, double observedN, double measuredRatio) {
+            return new Report(costs, BATCHES.clone(), echoVariant, observedN, measuredRatio,
+                costs.seedModel(observedN) / costs.epoll(), costs.perOpModel(observedN) / costs.epoll());
         }
 
         /** @return the terminal text */

@@ -20,11 +20,11 @@ final class DebianTool {
      * @return the program's path, or null (the workload is skipped; {@code note} said why)
      */
     static String locate(String workload, String program, String pkg, Consumer<String> note) {
-        String found = ServerProcess.onPath(program);
+        String found = onPath(program);
         if (found != null) {
             return found;
         }
-        String aptGet = ServerProcess.onPath("apt-get");
+        String aptGet = onPath("apt-get");
         boolean root = "root".equals(System.getProperty("user.name"));
         if (aptGet == null || !root) {
             note.accept(workload + ": skipped: " + program + " is not installed (Debian/Ubuntu: sudo apt-get install "
@@ -45,7 +45,7 @@ final class DebianTool {
             Thread.currentThread().interrupt();
             return null;
         }
-        found = ServerProcess.onPath(program);
+        found = onPath(program);
         if (found == null) {
             note.accept(workload + ": skipped: " + pkg + " installed but " + program + " is not on PATH");
         }
@@ -85,5 +85,19 @@ final class DebianTool {
             }
             Files.deleteIfExists(log);
         }
+    }
+
+    /**
+     * @param name a program
+     * @return its path on PATH, or null
+     */
+    static String onPath(String name) {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+            Path p = Path.of(dir, name);
+            if (Files.isExecutable(p)) {
+                return p.toString();
+            }
+        }
+        return null;
     }
 }

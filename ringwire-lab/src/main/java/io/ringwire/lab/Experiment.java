@@ -70,20 +70,6 @@ final class Experiment {
         }
     }
 
-    /** Drives one server for one run; calls {@code windowEdge} when the measured window opens and when it closes. */
-    interface Driver {
-        /**
-         * @param target     the server
-         * @param warmup     says when the unmeasured warm-up is over
-         * @param windowEdge call at the window's start and end
-         * @return what the window saw
-         * @throws IOException          if the load cannot be applied
-         * @throws InterruptedException if interrupted
-         */
-        Measurement drive(InetSocketAddress target, Warmup warmup, Runnable windowEdge)
-            throws IOException, InterruptedException;
-    }
-
     /** Unmeasured seconds a primed run's priming load lasts at least. */
     static final double PRIME_MIN_SECONDS = 2.0;
     /** ... and at most, if the server's JIT compiler does not go quiet before. */
@@ -421,7 +407,7 @@ final class Experiment {
             AtomicReference<Map<String, Double>> live = new AtomicReference<>(Map.of());
             AtomicReference<String> engine = new AtomicReference<>();
             Warmup warmup = new Warmup(settings.warmupSeconds(), settings.maxWarmupSeconds(), pid);
-            Measurement m = driver.drive(server.address(), warmup, () -> {
+            Measurement m = driver.drive(server.address(), warmup::over, () -> {
                 int i = Math.min(edges[0]++, 1);
                 if (i == 0) {
                     server.resetStats();
@@ -545,7 +531,7 @@ final class Experiment {
 
     /** @return a driver running the lab's own generator with {@code config} */
     static Driver generator(LoadGenerator.Config config, Settings settings) {
-        return (target, warmup, edge) -> Measurement.of(new LoadGenerator(target, config, settings.generator())
-            .run(warmup::over, settings.seconds(), edge), config.openLoop());
+        return (target, warmupOver, edge) -> new LoadGenerator(target, config, settings.generator())
+            .run(warmupOver, settings.seconds(), edge).measurement(config.openLoop());
     }
 }

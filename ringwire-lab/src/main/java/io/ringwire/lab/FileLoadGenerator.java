@@ -18,7 +18,7 @@ import java.util.function.BooleanSupplier;
  * a file of {@code size} bytes, reading it whole, and asking again (closed loop, one file in flight per connection).
  * Every byte is checked against {@link FileServer#byteAt(long)}; a connection the server closes is an error.
  */
-final class FileLoadGenerator {
+final class FileLoadGenerator implements Generator {
     private final InetSocketAddress server;
     private final int conns;
     private final long size;
@@ -70,7 +70,8 @@ final class FileLoadGenerator {
     private long mismatches;
     private long errors;
 
-    LoadGenerator.Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow) throws IOException {
+    @Override
+    public LoadGenerator.Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow) throws IOException {
         window = new MeasuredWindow(warmupOver, seconds, onWindow, () -> {
             latency.reset();
             files = 0;

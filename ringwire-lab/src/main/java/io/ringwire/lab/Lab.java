@@ -153,7 +153,7 @@ public final class Lab implements Callable<Integer> {
         final List<String> serverNotes = new ArrayList<>();
 
         Experiment.Settings settings(List<Competitor> list) {
-            list = CServers.usable(list, serverNotes::add); // c-io_uring and c-epoll where gcc and liburing are
+            list = Planning.usable(list, serverNotes::add); // c-io_uring and c-epoll where gcc and liburing are
             return new Experiment.Settings(list, rounds, warmup, maxWarmup == null ? DEFAULT_MAX_WARMUP : maxWarmup,
                 seconds, threads, new ServerJvm(nettyUnsafe), engine());
         }
@@ -290,7 +290,7 @@ public final class Lab implements Callable<Integer> {
             CostModel.Costs costs = CostModel.measure(128, 100_000);
             Summary echo = Summary.of(runs).stream().filter(x -> x.workload().equals("echo")).findFirst()
                 .orElse(null);
-            model = CostModel.Report.of(costs, echo);
+            model = LabReport.costModel(costs, echo);
         }
         List<ConnectionCost> costs = experiments.stream().flatMap(e -> e.connectionCosts().stream()).toList();
         LabReport report = LabReport.of(command, common.settings().jvm(), common.engine(), notes, runs, model,
@@ -585,9 +585,6 @@ public final class Lab implements Callable<Integer> {
                 + "server that needs an fd per connection runs at most as many as the limit allows, and its row says "
                 + "so. Beyond the limit the load generator holds its connections in direct descriptors too."})
     static final class Conns extends WorkloadCommand {
-        /** Descriptors besides the connections: the JVM's own (jars, pipes, epoll/io_uring, the listener). */
-        static final int SPARE_FDS = 1000;
-
         @Option(names = "--conns", split = ",", defaultValue = "1000,10000", description = "connections, a list "
             + "(default: ${DEFAULT-VALUE}); up to 100000 and more where the limits allow")
         List<Integer> conns;
@@ -603,68 +600,10 @@ public final class Lab implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             List<String> notes = new ArrayList<>();
-            int most = conns.stream().mapToInt(Integer::intValue).max().orElse(0);
-            // a server that holds an fd per connection needs as many as it holds, and each server's JVM inherits the
-            // lab's limit: raised as far as the hard limit allows. The lab's generator (and Ringwire with direct
-            // descriptors) holds connections beyond it in io_uring's fixed-file tables, no fd each.
-            io.ringwire.uring.OpenFileLimit limit = io.ringwire.uring.OpenFileLimit.raise(most + SPARE_FDS);
-            int fdCap = (int) Math.max(0, limit.soft() - SPARE_FDS);
-            boolean direct = io.ringwire.uring.IoUringProbe.get().missingForDirectDescriptors().isEmpty();
-            if (most > fdCap && !LoadGenerator.directAvailable()) {
-                throw new IllegalStateException(String.format(java.util.Locale.ROOT, "%,d connections need about "
-                    + "%,d open files in the lab and as many in each server; the limit is %,d (hard %,d), raising "
-                    + "the hard limit needs CAP_SYS_RESOURCE, and this kernel cannot hold connections in direct "
-                    + "descriptors instead (%s): at most %,d connections here, or raise the limit (ulimit -Hn) "
-                    + "before starting the lab", most, most + SPARE_FDS, limit.soft(), limit.hard(),
-                    io.ringwire.uring.IoUringProbe.get().missingForDirectDescriptors(), fdCap));
-            }
-            notes.add(String.format(java.util.Locale.ROOT, "open-file limit %,d (the lab raised it where needed)%s",
-                limit.soft(), most > fdCap ? "; the load generator holds the connections beyond it in direct "
-                    + "descriptors (io_uring fixed-file tables), as ringwire-direct does" : ""));
             // one interval by default: every connection sends once in the window
             Experiment.Settings s = spec.commandLine().getParseResult().hasMatchedOption("--seconds")
                 ? common.settings() : common.settings().withSeconds(interval);
-            if (direct) {
-                s = s.withServers(Competitor.withDirect(s.servers())); // Ringwire with direct descriptors, every count
-            }
-            List<Experiment> e = new ArrayList<>();
-            for (int n : conns) {
-                List<Competitor> full = s.servers().stream().filter(c -> !c.holdsAnFdPerConnection() || n <= fdCap)
-                    .toList();
-                List<Competitor> capped = s.servers().stream().filter(c -> !full.contains(c)).toList();
-                if (!full.isEmpty()) {
-                    // a loop's table holds as many connections as the open-file limit: enough loops for n, and one
-                    int loops = n <= fdCap ? s.threads() : Math.max(s.threads(),
-                        (int) Math.ceil(n / (double) fdCap) + 1);
-                    e.add(Workloads.conns(withoutThreadPerConnection(s.withServers(full).withThreads(loops), n, notes),
-                        n, size, interval, loops > s.threads() ? loops + " event loops" : ""));
-                }
-                if (!capped.isEmpty()) {
-                    notes.add(String.format(java.util.Locale.ROOT, "%s at %,d connections: stopped at %,d, as many as "
-                        + "the open-file limit allows (%,d: one descriptor per connection, %,d for the JVM's own)",
-                        String.join(", ", capped.stream().map(Competitor::label).toList()), n, fdCap, limit.soft(),
-                        SPARE_FDS));
-                    if (fdCap > 0) {
-                        e.add(Workloads.conns(withoutThreadPerConnection(s.withServers(capped), fdCap, notes), fdCap,
-                            size, interval, String.format(java.util.Locale.ROOT, "%,d asked: one fd per connection, "
-                                + "open-file limit %,d", n, limit.soft())));
-                    }
-                }
-            }
-            return run(e, notes, false);
-        }
-
-        /** Leaves blocking-platform out when {@code n} threads would pass the kernel's limits, with a note. */
-        private static Experiment.Settings withoutThreadPerConnection(Experiment.Settings s, int n,
-                                                                      List<String> notes) {
-            long threads = ProcessStats.maxThreads();
-            if (n + 1000 <= threads || !s.servers().contains(Competitor.BLOCKING_PLATFORM)) {
-                return s;
-            }
-            notes.add(String.format(java.util.Locale.ROOT, "blocking-platform left out at %,d connections: a "
-                + "platform thread per connection, and this kernel allows %,d threads in all (kernel.pid_max and "
-                + "kernel.threads-max)", n, threads));
-            return s.withServers(s.servers().stream().filter(c -> c != Competitor.BLOCKING_PLATFORM).toList());
+            return run(Planning.conns(s, conns, size, interval, notes), notes, false);
         }
     }
 

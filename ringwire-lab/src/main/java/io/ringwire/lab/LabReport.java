@@ -267,4 +267,17 @@ public record LabReport(String command, Map<String, String> machine, List<String
     public String toString() {
         return String.format(Locale.ROOT, "LabReport[%s, %d runs]", command, runs.size());
     }
+
+    /**
+     * @param costs what the cost model measured
+     * @param echo  the echo summary with ringwire and netty-epoll rows, or null
+     * @return the model next to the observation
+     */
+    static CostModel.Report costModel(CostModel.Costs costs, Summary echo) {
+        Summary.Row rw = echo == null ? null : echo.row(Competitor.RINGWIRE.label());
+        Summary.Row ep = echo == null ? null : echo.row(Competitor.NETTY_EPOLL.label());
+        return CostModel.Report.of(costs, echo == null ? "" : echo.variant(),
+            rw == null ? Double.NaN : rw.sqesPerEnter(),
+            rw == null || ep == null ? Double.NaN : rw.cpuUsPerMsg() / ep.cpuUsPerMsg());
+    }
 }

@@ -64,7 +64,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * {@code io_uring_enter} per iteration carrying all of them, so the generator costs less per message than the server
  * it loads; {@link Engine#NIO} is one NIO selector with a read and a write system call per connection and wake-up.
  */
-public final class LoadGenerator {
+public final class LoadGenerator implements Generator {
     /** Bytes of the frame header: length, stream, sequence. */
     public static final int HEADER = 12;
 
@@ -129,6 +129,26 @@ public final class LoadGenerator {
         /** @return answers per second */
         public double rate() {
             return messages / seconds;
+        }
+
+        /**
+         * @param openLoop whether send lag means anything
+         * @return the same, in µs
+         */
+        public Measurement measurement(boolean openLoop) {
+            Histogram h = latencyNanos;
+            boolean any = h.getTotalCount() > 0;
+            return new Measurement(messages, sent, streams, seconds,
+                any ? h.getValueAtPercentile(50) / 1e3 : Double.NaN,
+                any ? h.getValueAtPercentile(90) / 1e3 : Double.NaN,
+                any ? h.getValueAtPercentile(99) / 1e3 : Double.NaN,
+                any ? h.getValueAtPercentile(99.9) / 1e3 : Double.NaN,
+                any ? h.getMaxValue() / 1e3 : Double.NaN,
+                streamNanos.getTotalCount() > 0 ? streamNanos.getValueAtPercentile(99) / 1e6 : Double.NaN,
+                openLoop && sendLagNanos.getTotalCount() > 0 ? sendLagNanos.getValueAtPercentile(99) / 1e3
+                    : Double.NaN,
+                mismatches, errors, starved, cpuSeconds,
+                openLoop && sendLagNanos.getTotalCount() > 0 ? sent / seconds : Double.NaN);
         }
     }
 
@@ -741,6 +761,7 @@ public final class LoadGenerator {
      * @return what the window saw
      * @throws IOException if connecting fails
      */
+    @Override
     public Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow) throws IOException {
         Session s = new Session(warmupOver, seconds, onWindow);
         return engine == Engine.IO_URING ? new UringDriver(s).run() : runNio(s);

@@ -1,7 +1,5 @@
 package io.ringwire.lab;
 
-import org.HdrHistogram.Histogram;
-
 /**
  * What a load generator saw in one measured window, whichever generator it was (the lab's own, or redis-benchmark).
  *
@@ -27,25 +25,6 @@ import org.HdrHistogram.Histogram;
 public record Measurement(long messages, long sent, long streams, double seconds, double p50Us, double p90Us,
                           double p99Us, double p999Us, double maxUs, double streamP99Ms, double sendLagP99Us,
                           long mismatches, long errors, long starved, double loadgenCpuSeconds, double offeredRate) {
-    /**
-     * @param r         the lab generator's result
-     * @param openLoop  whether send lag means anything
-     * @return the same, in µs
-     */
-    static Measurement of(LoadGenerator.Result r, boolean openLoop) {
-        Histogram h = r.latencyNanos();
-        boolean any = h.getTotalCount() > 0;
-        return new Measurement(r.messages(), r.sent(), r.streams(), r.seconds(),
-            any ? h.getValueAtPercentile(50) / 1e3 : Double.NaN, any ? h.getValueAtPercentile(90) / 1e3 : Double.NaN,
-            any ? h.getValueAtPercentile(99) / 1e3 : Double.NaN, any ? h.getValueAtPercentile(99.9) / 1e3 : Double.NaN,
-            any ? h.getMaxValue() / 1e3 : Double.NaN,
-            r.streamNanos().getTotalCount() > 0 ? r.streamNanos().getValueAtPercentile(99) / 1e6 : Double.NaN,
-            openLoop && r.sendLagNanos().getTotalCount() > 0 ? r.sendLagNanos().getValueAtPercentile(99) / 1e3
-                : Double.NaN,
-            r.mismatches(), r.errors(), r.starved(), r.cpuSeconds(),
-            openLoop && r.sendLagNanos().getTotalCount() > 0 ? r.sent() / r.seconds() : Double.NaN);
-    }
-
     /** @return answers per second */
     public double rate() {
         return messages / seconds;

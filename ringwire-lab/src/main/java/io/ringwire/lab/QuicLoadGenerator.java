@@ -36,7 +36,7 @@ import java.util.function.BooleanSupplier;
  * each with one bidirectional stream carrying {@code depth} messages of {@code size} bytes in flight, checked as
  * {@link CheckedEcho} checks them.
  */
-final class QuicLoadGenerator {
+final class QuicLoadGenerator implements Generator {
     private final InetSocketAddress server;
     private final int conns;
     private final CheckedEcho echo;
@@ -59,7 +59,8 @@ final class QuicLoadGenerator {
      * @throws IOException          if a connection cannot be made
      * @throws InterruptedException if interrupted
      */
-    LoadGenerator.Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow)
+    @Override
+    public LoadGenerator.Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow)
         throws IOException, InterruptedException {
         boolean epoll = Epoll.isAvailable();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,

@@ -27,20 +27,19 @@ final class RedisBenchmark {
      * @param command  {@code set} or {@code get}
      * @param clients  concurrent connections (seed 003: 10 and 50)
      * @param size     value bytes (seed 003: 1024)
-     * @param settings warm-up and window lengths
-     * @return a driver for {@link Experiment}
+     * @param seconds  the measured window's length
+     * @return a driver for one run
      */
-    static Experiment.Driver driver(String program, String command, int clients, int size,
-                                    Experiment.Settings settings) {
-        return (target, warmup, edge) -> {
+    static Driver driver(String program, String command, int clients, int size, double seconds) {
+        return (target, warmupOver, edge) -> {
             // warm up in short runs until the warm-up is over (the JIT needs time, not a request count)
             double warmRate;
             int chunk = 10_000;
             do {
                 warmRate = run(program, target.getPort(), command, clients, size, chunk).rps;
                 chunk = (int) Math.max(2_000, Math.min(1_000_000, warmRate / 2));
-            } while (!warmup.over());
-            int requests = (int) Math.max(2_000, Math.min(50_000_000, warmRate * settings.seconds()));
+            } while (!warmupOver.getAsBoolean());
+            int requests = (int) Math.max(2_000, Math.min(50_000_000, warmRate * seconds));
             edge.run();
             long self = ProcessHandle.current().pid();
             double generatorCpu = -ProcessStats.endedChildrenCpuSeconds(self);

@@ -67,7 +67,7 @@ final class ServerProcess implements AutoCloseable {
             cmd.addAll(List.of(TASKSET, "-c", "1"));
         }
         if (competitor.inC()) { // one thread, no JVM: echo, or frames echoed frame by frame (PAUSING as FRAMES)
-            cmd.addAll(List.of(CServers.binary(competitor).toString(), Integer.toString(port),
+            cmd.addAll(List.of(CServers.binary(competitor.label()).toString(), Integer.toString(port),
                 protocol == Protocol.ECHO ? "echo" : "frames"));
             return cmd;
         }
@@ -332,21 +332,7 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
-    /**
-     * @param name a program
-     * @return its path on PATH, or null
-     */
-    static String onPath(String name) {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
-            Path p = Path.of(dir, name);
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        return null;
-    }
-
     private static String findTaskset() {
-        return onPath("taskset");
+        return DebianTool.onPath("taskset");
     }
 }

@@ -32,7 +32,7 @@ import java.util.function.BooleanSupplier;
  * missing), each with {@code depth} messages of {@code size} bytes in flight, checked as {@link CheckedEcho} checks
  * them. Every handshake completes before the warm-up starts.
  */
-final class TlsLoadGenerator {
+final class TlsLoadGenerator implements Generator {
     private final InetSocketAddress server;
     private final int conns;
     private final CheckedEcho echo;
@@ -54,7 +54,8 @@ final class TlsLoadGenerator {
      * @throws IOException          if a connection or its handshake fails
      * @throws InterruptedException if interrupted
      */
-    LoadGenerator.Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow)
+    @Override
+    public LoadGenerator.Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow)
         throws IOException, InterruptedException {
         boolean epoll = Epoll.isAvailable();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,

@@ -19,7 +19,7 @@ import java.util.function.BooleanSupplier;
  * is checked byte for byte. A client that hears nothing for the loss timeout ({@value #LOSS_MILLIS} ms in the lab)
  * counts what it had in flight as lost (errors) and sends afresh, so a dropped datagram costs a pause, not the run.
  */
-final class UdpLoadGenerator {
+final class UdpLoadGenerator implements Generator {
     /** The lab's loss timeout. */
     static final long LOSS_MILLIS = 200;
 
@@ -77,7 +77,8 @@ final class UdpLoadGenerator {
      * @return what the window saw
      * @throws IOException if the sockets cannot be opened
      */
-    LoadGenerator.Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow) throws IOException {
+    @Override
+    public LoadGenerator.Result run(BooleanSupplier warmupOver, double seconds, Runnable onWindow) throws IOException {
         window = new MeasuredWindow(warmupOver, seconds, onWindow, () -> {
             latency.reset();
             messages = 0;

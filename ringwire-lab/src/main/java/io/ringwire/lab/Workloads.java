@@ -64,8 +64,8 @@ final class Workloads {
      */
     static Experiment udpEcho(Experiment.Settings s, int clients, int size, int depth) {
         return new Experiment("udp-echo", String.format(Locale.ROOT, "%d clients × %d B × %d in flight", clients,
-            size, depth), Protocol.UDP_ECHO, s, (target, warmup, edge) -> Measurement.of(
-                new UdpLoadGenerator(target, clients, size, depth).run(warmup::over, s.seconds(), edge), false))
+            size, depth), Protocol.UDP_ECHO, s, (target, warmupOver, edge) ->
+                new UdpLoadGenerator(target, clients, size, depth).run(warmupOver, s.seconds(), edge).measurement(false))
             .rehearsingGenerator("udp");
     }
 
@@ -88,9 +88,9 @@ final class Workloads {
     private static Experiment quicOrTls(String name, Protocol protocol, Experiment.Settings s, int conns, int size,
                                         int depth) {
         return new Experiment(name, String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns, size,
-            depth), protocol, s, (target, warmup, edge) -> Measurement.of(protocol == Protocol.QUIC
-                ? new QuicLoadGenerator(target, conns, size, depth).run(warmup::over, s.seconds(), edge)
-                : new TlsLoadGenerator(target, conns, size, depth).run(warmup::over, s.seconds(), edge), false))
+            depth), protocol, s, (target, warmupOver, edge) -> (protocol == Protocol.QUIC
+                ? new QuicLoadGenerator(target, conns, size, depth) : new TlsLoadGenerator(target, conns, size, depth))
+                .run(warmupOver, s.seconds(), edge).measurement(false))
             .rehearsingGenerator(protocol == Protocol.QUIC ? "quic" : "tls");
     }
 
@@ -98,9 +98,9 @@ final class Workloads {
     static Experiment domainEcho(Experiment.Settings s, int conns, int size, int depth) {
         LoadGenerator.Config c = LoadGenerator.Config.closed(conns, size, depth);
         return new Experiment("domain-echo", String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns,
-            size, depth), Protocol.DOMAIN_ECHO, s, (target, warmup, edge) -> Measurement.of(new LoadGenerator(
+            size, depth), Protocol.DOMAIN_ECHO, s, (target, warmupOver, edge) -> new LoadGenerator(
                 java.net.UnixDomainSocketAddress.of(Protocol.domainSocketPath(target.getPort())), c, s.generator())
-                .run(warmup::over, s.seconds(), edge), false)).rehearsingFrameGenerator();
+                .run(warmupOver, s.seconds(), edge).measurement(false)).rehearsingFrameGenerator();
     }
 
     /**
@@ -111,8 +111,8 @@ final class Workloads {
     static Experiment files(Experiment.Settings s, int conns, long size, boolean fromChannel) {
         return new Experiment("files", String.format(Locale.ROOT, "%d conns × %s files, regions from a %s", conns,
             Summary.compact(size) + "B", fromChannel ? "FileChannel" : "File"), Protocol.FILES, s,
-            (target, warmup, edge) -> Measurement.of(new FileLoadGenerator(target, conns, size, fromChannel)
-                .run(warmup::over, s.seconds(), edge), false)).rehearsingGenerator("files");
+            (target, warmupOver, edge) -> new FileLoadGenerator(target, conns, size, fromChannel)
+                .run(warmupOver, s.seconds(), edge).measurement(false)).rehearsingGenerator("files");
     }
 
     /**
@@ -135,11 +135,11 @@ final class Workloads {
         Experiment.PerConnection p = new Experiment.PerConnection(conns);
         return new Experiment("conns", String.format(Locale.ROOT, "%,d conns × %d B every %s s%s", conns, size,
             Summary.compact(intervalSeconds), note.isEmpty() ? "" : " (" + note + ")"), Protocol.ECHO, s,
-            (target, warmup, edge) -> {
-                LoadGenerator.Result r = new LoadGenerator(target, c, s.generator()).run(warmup::over, s.seconds(),
+            (target, warmupOver, edge) -> {
+                LoadGenerator.Result r = new LoadGenerator(target, c, s.generator()).run(warmupOver, s.seconds(),
                     edge);
                 p.connected(r.connectSeconds());
-                return Measurement.of(r, true);
+                return r.measurement(true);
             }).primed(size).measuringConnections(p).rehearsingFrameGenerator();
     }
 
@@ -165,7 +165,7 @@ final class Workloads {
         for (int c : clients) {
             out.add(new Experiment("redis", String.format(Locale.ROOT, "%s %d B, %d clients",
                 command.toUpperCase(Locale.ROOT), size, c), Protocol.REDIS, s,
-                RedisBenchmark.driver(program, command, c, size, s)));
+                RedisBenchmark.driver(program, command, c, size, s.seconds())));
         }
         return out;
     }
@@ -196,7 +196,7 @@ final class Workloads {
                 out.add(new Experiment("http", String.format(Locale.ROOT, "%d conns, %s%s", c,
                     depth > 1 ? depth + " pipelined" : "no pipelining",
                     rate > 0 ? String.format(Locale.ROOT, ", %.0f req/s", rate) : ""), Protocol.HTTP, s,
-                    WrkBenchmark.driver(program, c, depth, rate, s)));
+                    WrkBenchmark.driver(program, c, depth, rate, s.seconds())));
             }
         }
         return out;

@@ -67,11 +67,10 @@ final class WrkBenchmark {
      * @param depth       requests per write (1: no pipelining)
      * @param rate        requests per second over all connections, paced; 0: as fast as the server answers
      * @param settings    warm-up and window lengths
-     * @return a driver for {@link Experiment}
+     * @return a driver for one run
      */
-    static Experiment.Driver driver(String program, int connections, int depth, double rate,
-                                    Experiment.Settings settings) {
-        return (target, warmup, edge) -> {
+    static Driver driver(String program, int connections, int depth, double rate, double windowSeconds) {
+        return (target, warmupOver, edge) -> {
             Path script = null;
             try {
                 if (depth > 1 || rate > 0) {
@@ -80,7 +79,7 @@ final class WrkBenchmark {
                 }
                 do {
                     run(program, target.getPort(), connections, depth, 0, script, 1); // full speed: JIT-hot
-                } while (!warmup.over());
+                } while (!warmupOver.getAsBoolean());
                 double pause = 0;
                 if (rate > 0) {
                     double period = periodMillis(connections, depth, rate);
@@ -94,7 +93,7 @@ final class WrkBenchmark {
                     }
                     pause = pauseMillis(period, rests);
                 }
-                int seconds = (int) Math.max(1, Math.round(settings.seconds()));
+                int seconds = (int) Math.max(1, Math.round(windowSeconds));
                 edge.run();
                 long self = ProcessHandle.current().pid();
                 double wrkCpu = -ProcessStats.endedChildrenCpuSeconds(self);

@@ -29,7 +29,7 @@ class ReportTest {
         }
         CostModel.Costs costs = new CostModel.Costs(230, 1500, 1900,
             new double[] {2100, 1200, 800, 600, 500, 450, 420}, 128);
-        CostModel.Report model = CostModel.Report.of(costs, Summary.of(runs).get(0));
+        CostModel.Report model = LabReport.costModel(costs, Summary.of(runs).get(0));
         return LabReport.of("./ringwire lab <test>", ServerJvm.DEFAULT, LoadGenerator.Engine.IO_URING,
             List.of("redis: skipped: <because>"), runs, model);
     }
