@@ -1,5 +1,6 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.Stats;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;

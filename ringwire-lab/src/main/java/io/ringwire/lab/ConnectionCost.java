@@ -1,5 +1,6 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.Stats;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

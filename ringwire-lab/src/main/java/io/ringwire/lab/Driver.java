@@ -1,5 +1,6 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.Measurement;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.function.BooleanSupplier;

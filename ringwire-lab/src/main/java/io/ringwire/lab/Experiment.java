@@ -1,5 +1,8 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.Measurement;
+import io.ringwire.lab.results.Profile;
+import io.ringwire.lab.results.RunResult;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -14,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * One workload with one set of parameters, run on every server: each run on a fresh server JVM (pinned to CPU 1 when
  * there are two cores), an unmeasured warm-up, a measured window, servers alternating A B C / C B A across rounds.
  */
-final class Experiment {
+public final class Experiment {
     /**
      * How to run.
      *
@@ -28,9 +31,9 @@ final class Experiment {
      * @param jvm           the JVM flags every server gets
      * @param generator     how the lab's load generator does its I/O
      */
-    record Settings(List<Competitor> servers, int rounds, double warmupSeconds, double maxWarmupSeconds,
-                    double seconds, int threads, ServerJvm jvm, LoadGenerator.Engine generator) {
-        Settings {
+    public record Settings(List<Competitor> servers, int rounds, double warmupSeconds, double maxWarmupSeconds,
+                           double seconds, int threads, ServerJvm jvm, LoadGenerator.Engine generator) {
+        public Settings {
             if (servers.isEmpty() || rounds < 1 || warmupSeconds < 0 || seconds <= 0 || threads < 1) {
                 throw new IllegalArgumentException(
                     "need servers, rounds ≥ 1, warm-up ≥ 0, seconds > 0, threads ≥ 1: " + this);
@@ -38,8 +41,8 @@ final class Experiment {
         }
 
         /** Settings with the default server JVM flags and the best load generator this kernel allows. */
-        Settings(List<Competitor> servers, int rounds, double warmupSeconds, double maxWarmupSeconds,
-                 double seconds, int threads) {
+        public Settings(List<Competitor> servers, int rounds, double warmupSeconds, double maxWarmupSeconds,
+                        double seconds, int threads) {
             this(servers, rounds, warmupSeconds, maxWarmupSeconds, seconds, threads, ServerJvm.DEFAULT,
                 LoadGenerator.Engine.best());
         }
@@ -168,7 +171,7 @@ final class Experiment {
      * @param settings servers, rounds, timing
      * @param driver   the load
      */
-    Experiment(String workload, String variant, Protocol protocol, Settings settings, Driver driver) {
+    public Experiment(String workload, String variant, Protocol protocol, Settings settings, Driver driver) {
         for (Competitor c : settings.servers()) {
             if (c.httpOnly() && protocol != Protocol.HTTP) {
                 throw new IllegalArgumentException(c.label() + " serves the http workload only, not " + workload);
@@ -298,7 +301,7 @@ final class Experiment {
      * @throws IOException          if a server cannot start or be loaded
      * @throws InterruptedException if interrupted
      */
-    List<RunResult> run(Progress progress) throws IOException, InterruptedException {
+    public List<RunResult> run(Progress progress) throws IOException, InterruptedException {
         List<RunResult> results = new ArrayList<>();
         progress.note(String.format(Locale.ROOT, "%s · %s · %d server%s × %d round%s", workload, variant,
             settings.servers().size(), settings.servers().size() == 1 ? "" : "s", settings.rounds(),

@@ -1,5 +1,6 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.RunResult;
 import io.ringwire.uring.Probe;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

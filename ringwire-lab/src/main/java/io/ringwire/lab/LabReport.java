@@ -1,5 +1,7 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.Profile;
+import io.ringwire.lab.results.RunResult;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -36,7 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class LabServer {
     /** Frames longer than this close the connection: a framing error, not a workload. */
-    static final int MAX_FRAME = 1 << 20;
+    public static final int MAX_FRAME = 1 << 20;
 
     private LabServer() { }
 

@@ -1,5 +1,6 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.Measurement;
 import io.ringwire.uring.BufferRing;
 import io.ringwire.uring.Errno;
 import io.ringwire.uring.IoUring;

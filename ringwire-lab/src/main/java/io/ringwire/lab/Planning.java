@@ -1,5 +1,6 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.host.CServers;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,8 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.Profile;
+import io.ringwire.lab.results.ProfileLayer;
+import io.ringwire.lab.results.Stats;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;

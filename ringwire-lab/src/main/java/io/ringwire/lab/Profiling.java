@@ -1,5 +1,6 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.Profile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

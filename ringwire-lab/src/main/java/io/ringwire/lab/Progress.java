@@ -7,7 +7,7 @@ import java.util.Locale;
  * The lab's progress display: a heading per experiment, then one line per run that says which run it is (its place in
  * the whole suite, the time spent and left, workload, round, server) and, once it is over, what it measured.
  */
-final class Progress {
+public final class Progress {
     private final PrintStream out;
     private final long startNanos;
     private final int total;
@@ -20,7 +20,7 @@ final class Progress {
      * @param out   where lines go
      * @param total runs planned
      */
-    Progress(PrintStream out, int total) {
+    public Progress(PrintStream out, int total) {
         this(out, total, false);
     }
 
@@ -29,12 +29,12 @@ final class Progress {
      * @param total    runs planned
      * @param detailed whether every run's line is followed by all it measured (--wide)
      */
-    Progress(PrintStream out, int total, boolean detailed) {
+    public Progress(PrintStream out, int total, boolean detailed) {
         this(out, total, detailed, System.nanoTime());
     }
 
     /** As {@link #Progress(PrintStream, int, boolean)}, the suite having started at {@code startNanos} (tests). */
-    Progress(PrintStream out, int total, boolean detailed, long startNanos) {
+    public Progress(PrintStream out, int total, boolean detailed, long startNanos) {
         this.startNanos = startNanos;
         this.out = out;
         this.total = total;
@@ -42,7 +42,7 @@ final class Progress {
     }
 
     /** @return a display that prints nothing (tests) */
-    static Progress silent() {
+    public static Progress silent() {
         return new Progress(new PrintStream(java.io.OutputStream.nullOutputStream()), 0);
     }
 

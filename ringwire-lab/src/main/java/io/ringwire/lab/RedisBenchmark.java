@@ -1,5 +1,7 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.host.DebianTool;
+import io.ringwire.lab.results.Measurement;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -14,9 +14,9 @@ import java.util.List;
  *
  * @param nettyUnsafe whether Netty may use {@code sun.misc.Unsafe}
  */
-record ServerJvm(boolean nettyUnsafe) {
+public record ServerJvm(boolean nettyUnsafe) {
     /** Netty with Unsafe, its best case. */
-    static final ServerJvm DEFAULT = new ServerJvm(true);
+    public static final ServerJvm DEFAULT = new ServerJvm(true);
 
     /** @return the flags, before the class path */
     List<String> flags() {

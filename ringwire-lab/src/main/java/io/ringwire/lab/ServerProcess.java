@@ -1,5 +1,7 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.host.CServers;
+import io.ringwire.lab.host.DebianTool;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -23,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * and the lab's line to it: {@link #resetStats()} at a window's start, {@link #stats()} at its end, CPU time and peak
  * RSS read from {@code /proc}. {@link #close()} ends it (this process started it; nothing else is touched).
  */
-final class ServerProcess implements AutoCloseable {
+public final class ServerProcess implements AutoCloseable {
     private static final String TASKSET = findTaskset();
 
     private final Process process;
@@ -47,12 +49,12 @@ final class ServerProcess implements AutoCloseable {
      * @return the server, accepting connections
      * @throws IOException if it does not start; the message carries its output
      */
-    static ServerProcess start(Competitor competitor, Protocol protocol, int threads) throws IOException {
+    public static ServerProcess start(Competitor competitor, Protocol protocol, int threads) throws IOException {
         return start(competitor, protocol, threads, ServerJvm.DEFAULT);
     }
 
     /** @return the command line of {@code competitor}'s server JVM on {@code port} */
-    static List<String> command(Competitor competitor, int port, Protocol protocol, int threads, ServerJvm jvm) {
+    public static List<String> command(Competitor competitor, int port, Protocol protocol, int threads, ServerJvm jvm) {
         return command(competitor, port, protocol, threads, jvm, List.of());
     }
 
@@ -60,8 +62,8 @@ final class ServerProcess implements AutoCloseable {
      * @param profiler the flags that load a profiler ({@link Profiling#jvmFlags}); empty for none
      * @return the command line of {@code competitor}'s server JVM on {@code port}
      */
-    static List<String> command(Competitor competitor, int port, Protocol protocol, int threads, ServerJvm jvm,
-                                List<String> profiler) {
+    public static List<String> command(Competitor competitor, int port, Protocol protocol, int threads, ServerJvm jvm,
+                                       List<String> profiler) {
         List<String> cmd = new ArrayList<>();
         if (canPin()) {
             cmd.addAll(List.of(TASKSET, "-c", "1"));
@@ -91,7 +93,7 @@ final class ServerProcess implements AutoCloseable {
      * @return the server, accepting connections
      * @throws IOException if it does not start; the message carries its output
      */
-    static ServerProcess start(Competitor competitor, Protocol protocol, int threads, ServerJvm jvm)
+    public static ServerProcess start(Competitor competitor, Protocol protocol, int threads, ServerJvm jvm)
         throws IOException {
         return start(competitor, protocol, threads, jvm, List.of());
     }
@@ -101,8 +103,8 @@ final class ServerProcess implements AutoCloseable {
      * @return the server, accepting connections
      * @throws IOException if it does not start; the message carries its output
      */
-    static ServerProcess start(Competitor competitor, Protocol protocol, int threads, ServerJvm jvm,
-                               List<String> profiler) throws IOException {
+    public static ServerProcess start(Competitor competitor, Protocol protocol, int threads, ServerJvm jvm,
+                                      List<String> profiler) throws IOException {
         int port = freePort();
         Process p = new ProcessBuilder(command(competitor, port, protocol, threads, jvm, profiler))
             .redirectErrorStream(true).start();
@@ -168,7 +170,7 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** @return where it listens */
-    InetSocketAddress address() {
+    public InetSocketAddress address() {
         return address;
     }
 
@@ -177,7 +179,7 @@ final class ServerProcess implements AutoCloseable {
      * @return where that listener is
      * @throws IllegalStateException if the server named no such listener
      */
-    InetSocketAddress address(String name) {
+    public InetSocketAddress address(String name) {
         Integer port = otherPorts.get(name);
         if (port == null) {
             throw new IllegalStateException("the server named no '" + name + "' listener, only " + otherPorts.keySet());
@@ -204,12 +206,12 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** Starts the server's window: its peaks and GC counts start again. */
-    void resetStats() {
+    public void resetStats() {
         ask("RESET");
     }
 
     /** @return what the server saw since {@link #resetStats()}; empty if it did not answer */
-    Map<String, Double> stats() {
+    public Map<String, Double> stats() {
         return values("STATS", 10);
     }
 
@@ -217,7 +219,7 @@ final class ServerProcess implements AutoCloseable {
      * @return the heap the server has in use after a full collection ({@code liveHeapMiB}); empty if it did not
      *         answer
      */
-    Map<String, Double> live() {
+    public Map<String, Double> live() {
         return values("LIVE", 60); // a full collection: seconds on a large heap
     }
 
@@ -238,7 +240,7 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** @return connections the server holds in direct descriptors, which no fd counts; 0 if it did not answer */
-    long directDescriptors() {
+    public long directDescriptors() {
         return values("CONNS", 10).getOrDefault("directDescriptors", 0.0).longValue();
     }
 
@@ -307,7 +309,7 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** @return a port free on the loopback address right now */
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }

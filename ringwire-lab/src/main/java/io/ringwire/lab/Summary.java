@@ -1,5 +1,7 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.RunResult;
+import io.ringwire.lab.results.Stats;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.RunResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

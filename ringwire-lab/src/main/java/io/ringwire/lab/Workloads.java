@@ -6,11 +6,11 @@ import java.util.Locale;
 import java.util.function.Consumer;
 
 /** The seeds' experiments as {@link Experiment}s; parameters default to the values the README and --help give. */
-final class Workloads {
+public final class Workloads {
     private Workloads() { }
 
     /** Seed 001: raw echo, closed loop ({@code rate == 0}) or open loop at a fixed rate (then primed first). */
-    static Experiment echo(Experiment.Settings s, int conns, int size, int depth, double rate) {
+    public static Experiment echo(Experiment.Settings s, int conns, int size, int depth, double rate) {
         LoadGenerator.Config c = rate > 0 ? new LoadGenerator.Config(conns, size, 1, 0, rate, 1, 1)
             : LoadGenerator.Config.closed(conns, size, depth);
         String variant = rate > 0
@@ -34,13 +34,13 @@ final class Workloads {
     }
 
     /** Seed 000's backend: few connections, each multiplexing many finite streams. */
-    static Experiment rpcBackend(Experiment.Settings s, int conns, int streams, int messages, int size) {
+    public static Experiment rpcBackend(Experiment.Settings s, int conns, int streams, int messages, int size) {
         return rpcBackend(s, conns, streams, messages, size, false);
     }
 
     /** @param pausing whether the servers pause reading for every frame until its echo is written */
-    static Experiment rpcBackend(Experiment.Settings s, int conns, int streams, int messages, int size,
-                                 boolean pausing) {
+    public static Experiment rpcBackend(Experiment.Settings s, int conns, int streams, int messages, int size,
+                                        boolean pausing) {
         LoadGenerator.Config c = new LoadGenerator.Config(conns, size, streams, messages, 0, 1, 1);
         return new Experiment("rpc-backend", String.format(Locale.ROOT, "%d conns × %d streams × %d msgs × %d B%s",
             conns, streams, messages, size, pausing ? ", autoRead off per message" : ""),
@@ -62,7 +62,7 @@ final class Workloads {
      * UDP echo: {@code clients} sockets, each with {@code depth} datagrams of {@code size} bytes in flight; the
      * servers echo each to its sender (many small datagrams, where one multishot RECVMSG can bring many).
      */
-    static Experiment udpEcho(Experiment.Settings s, int clients, int size, int depth) {
+    public static Experiment udpEcho(Experiment.Settings s, int clients, int size, int depth) {
         return new Experiment("udp-echo", String.format(Locale.ROOT, "%d clients × %d B × %d in flight", clients,
             size, depth), Protocol.UDP_ECHO, s, (target, warmupOver, edge) ->
                 new UdpLoadGenerator(target, clients, size, depth).run(warmupOver, s.seconds(), edge).measurement(false))
@@ -95,7 +95,7 @@ final class Workloads {
     }
 
     /** Seed 001's echo over Unix domain sockets: the same load, to a socket file instead of a TCP port. */
-    static Experiment domainEcho(Experiment.Settings s, int conns, int size, int depth) {
+    public static Experiment domainEcho(Experiment.Settings s, int conns, int size, int depth) {
         LoadGenerator.Config c = LoadGenerator.Config.closed(conns, size, depth);
         return new Experiment("domain-echo", String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns,
             size, depth), Protocol.DOMAIN_ECHO, s, (target, warmupOver, edge) -> new LoadGenerator(

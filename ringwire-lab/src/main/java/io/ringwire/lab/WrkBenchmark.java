@@ -1,5 +1,8 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.host.DebianTool;
+import io.ringwire.lab.results.Measurement;
+import io.ringwire.lab.results.Stats;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

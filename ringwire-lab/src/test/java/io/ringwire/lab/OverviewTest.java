@@ -1,5 +1,7 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.RunResult;
+import io.ringwire.lab.results.Stats;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

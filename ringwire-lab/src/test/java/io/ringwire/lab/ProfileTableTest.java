@@ -1,5 +1,7 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.Profile;
+import io.ringwire.lab.results.ProfileLayer;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

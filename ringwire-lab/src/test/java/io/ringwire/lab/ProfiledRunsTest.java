@@ -1,5 +1,7 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.Profile;
+import io.ringwire.lab.results.RunResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

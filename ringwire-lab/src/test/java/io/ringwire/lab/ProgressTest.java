@@ -1,5 +1,6 @@
 package io.ringwire.lab;
 
+import io.ringwire.lab.results.RunResult;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;

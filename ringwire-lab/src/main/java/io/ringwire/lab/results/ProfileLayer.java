@@ -1,4 +1,4 @@
-package io.ringwire.lab;
+package io.ringwire.lab.results;
 
 import java.util.List;
 import java.util.regex.Pattern;
@@ -35,7 +35,7 @@ import java.util.regex.Pattern;
  *   <li>A stack no frame of which names a layer is {@link #OTHER}.</li>
  * </ol>
  */
-enum ProfileLayer {
+public enum ProfileLayer {
     /** The kernel's socket layer, TCP, IP, loopback and the network softirq. */
     KERNEL_TCP_IP("kernel TCP/IP"),
     /** The kernel's io_uring or epoll code, readiness checks included. */
@@ -60,12 +60,12 @@ enum ProfileLayer {
     }
 
     /** @return the layer's name in tables */
-    String label() {
+    public String label() {
         return label;
     }
 
     /** The suffix async-profiler gives a kernel frame in collapsed stacks. */
-    static final String KERNEL = "_[k]";
+    public static final String KERNEL = "_[k]";
 
     private static final Pattern JVM_THREAD = Pattern.compile("^(CompileBroker::compiler_thread_loop|WorkerThread::run"
         + "|ConcurrentGCThread::run|G1ServiceThread::|G1ConcurrentRefineThread::|G1PrimaryConcurrentRefineThread::"

@@ -1,4 +1,4 @@
-package io.ringwire.lab;
+package io.ringwire.lab.host;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /** A load generator nobody here wrote (redis-benchmark, wrk): found on PATH, or installed with apt-get as root. */
-final class DebianTool {
+public final class DebianTool {
     private DebianTool() { }
 
     /**
@@ -19,7 +19,7 @@ final class DebianTool {
      * @param note     receives what was done or why the workload cannot run
      * @return the program's path, or null (the workload is skipped; {@code note} said why)
      */
-    static String locate(String workload, String program, String pkg, Consumer<String> note) {
+    public static String locate(String workload, String program, String pkg, Consumer<String> note) {
         String found = onPath(program);
         if (found != null) {
             return found;
@@ -58,7 +58,7 @@ final class DebianTool {
      * @param exit its exit code
      * @param text its output
      */
-    record Output(int exit, String text) { }
+    public record Output(int exit, String text) { }
 
     /**
      * Runs a program to its end, its output collected in a temporary file (so the time limit holds even when it
@@ -70,7 +70,7 @@ final class DebianTool {
      * @throws IOException          if it cannot start, or did not finish in time (the message names the command)
      * @throws InterruptedException if interrupted while waiting (the program is ended first)
      */
-    static Output run(List<String> cmd, long seconds) throws IOException, InterruptedException {
+    public static Output run(List<String> cmd, long seconds) throws IOException, InterruptedException {
         Path log = Files.createTempFile("ringwire-lab-tool", ".out");
         Process p = null;
         try {
@@ -91,7 +91,7 @@ final class DebianTool {
      * @param name a program
      * @return its path on PATH, or null
      */
-    static String onPath(String name) {
+    public static String onPath(String name) {
         for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
             Path p = Path.of(dir, name);
             if (Files.isExecutable(p)) {

@@ -1,5 +1,14 @@
-package io.ringwire.lab;
+package io.ringwire.lab.host;
 
+import io.ringwire.lab.Competitor;
+import io.ringwire.lab.Experiment;
+import io.ringwire.lab.LabServer;
+import io.ringwire.lab.Progress;
+import io.ringwire.lab.Protocol;
+import io.ringwire.lab.ServerJvm;
+import io.ringwire.lab.ServerProcess;
+import io.ringwire.lab.Workloads;
+import io.ringwire.lab.results.RunResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,4 +1,4 @@
-package io.ringwire.lab;
+package io.ringwire.lab.results;
 
 /**
  * One measured run of one server on one workload.
@@ -88,7 +88,7 @@ public record RunResult(String workload, String variant, String server, int roun
     }
 
     /** @return the same run, marked as profiled */
-    RunResult asProfiled() {
+    public RunResult asProfiled() {
         return new RunResult(workload, variant, server, round, warmupSeconds, rate, offeredRate, p50Us, p99Us, p999Us,
             maxUs, streamsPerSec, streamP99Ms, sendLagP99Us, serverCpuUsPerMsg, serverUtil, jitUtil, loadgenUtil,
             labJitUtil, peakRssMiB, nonHeapMiB, rssOutsideHeapMiB, heapPeakMiB, liveHeapMiB, directPeakMiB, gcCount,

@@ -1,4 +1,4 @@
-package io.ringwire.lab;
+package io.ringwire.lab.results;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 
@@ -29,16 +29,16 @@ import java.util.Map;
  * @param layers       samples per layer
  * @param self         samples per leaf frame ({@code _[k]} on kernel frames); not written to results.json
  */
-record Profile(String workload, String variant, String server, int round, String engine, String flameGraph,
-               String collapsed, long samples, boolean kernelFrames, double cpuUsPerMsg,
-               Map<ProfileLayer, Long> layers, @JsonIgnore Map<String, Long> self) {
+public record Profile(String workload, String variant, String server, int round, String engine, String flameGraph,
+                      String collapsed, long samples, boolean kernelFrames, double cpuUsPerMsg,
+                      Map<ProfileLayer, Long> layers, @JsonIgnore Map<String, Long> self) {
     /**
      * @param lines collapsed stacks: {@code frame;frame;...;leaf count}, one per line
      * @return samples per layer and per leaf frame, the total and whether kernel frames were seen, in a profile
      *         with the given identity
      */
-    static Profile of(String workload, String variant, String server, int round, String engine, String flameGraph,
-                      String collapsed, double cpuUsPerMsg, List<String> lines) {
+    public static Profile of(String workload, String variant, String server, int round, String engine, String flameGraph,
+                             String collapsed, double cpuUsPerMsg, List<String> lines) {
         Map<ProfileLayer, Long> layers = new EnumMap<>(ProfileLayer.class);
         for (ProfileLayer l : ProfileLayer.values()) {
             layers.put(l, 0L);
@@ -68,8 +68,8 @@ record Profile(String workload, String variant, String server, int round, String
     }
 
     /** Reads {@code file}'s collapsed stacks. */
-    static Profile read(String workload, String variant, String server, int round, String engine, String flameGraph,
-                        String collapsed, double cpuUsPerMsg, Path file) throws IOException {
+    public static Profile read(String workload, String variant, String server, int round, String engine, String flameGraph,
+                               String collapsed, double cpuUsPerMsg, Path file) throws IOException {
         return of(workload, variant, server, round, engine, flameGraph, collapsed, cpuUsPerMsg,
             Files.readAllLines(file, StandardCharsets.UTF_8));
     }

@@ -1,4 +1,4 @@
-package io.ringwire.lab;
+package io.ringwire.lab.results;
 
 import java.util.Arrays;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.ringwire.lab;
+package io.ringwire.lab.host;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  * later runs find them. gcc and liburing-dev are installed with apt-get when missing and the lab runs as root, as
  * redis-tools and wrk are ({@link DebianTool}); elsewhere the C servers are skipped with a note saying why.
  */
-final class CServers {
+public final class CServers {
     private CServers() { }
 
     /** The sources, as resources of this package's {@code c} folder. */
@@ -30,9 +30,9 @@ final class CServers {
     static final List<String> PACKAGES = List.of("gcc", "liburing-dev");
 
     /** The io_uring server's name (its executable's, and its competitor's label). */
-    static final String C_IO_URING = "c-io_uring";
+    public static final String C_IO_URING = "c-io_uring";
     /** The epoll server's name. */
-    static final String C_EPOLL = "c-epoll";
+    public static final String C_EPOLL = "c-epoll";
 
     /** The built servers by name, or why they cannot be; set once per JVM. */
     private static Built built;
@@ -41,14 +41,14 @@ final class CServers {
      * @param binaries the executables, by name (empty if the build failed)
      * @param problem  why they are not there, or null
      */
-    record Built(Map<String, Path> binaries, String problem) { }
+    public record Built(Map<String, Path> binaries, String problem) { }
 
     /**
      * @param name one of the C servers ({@link #C_IO_URING}, {@link #C_EPOLL})
      * @return its executable
      * @throws IllegalStateException if it could not be built (the message says why)
      */
-    static Path binary(String name) {
+    public static Path binary(String name) {
         Built b = build(s -> { });
         Path p = b.binaries().get(name);
         if (p == null) {
@@ -58,7 +58,7 @@ final class CServers {
     }
 
     /** Builds both servers, once per JVM (later calls return the first's outcome). */
-    static synchronized Built build(Consumer<String> note) {
+    public static synchronized Built build(Consumer<String> note) {
         if (built == null) {
             built = buildNow(cacheDirectory(), note);
         }

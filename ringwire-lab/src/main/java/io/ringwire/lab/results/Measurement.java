@@ -1,4 +1,6 @@
-package io.ringwire.lab;
+package io.ringwire.lab.results;
+
+import io.ringwire.lab.LoadGenerator;
 
 /**
  * What a load generator saw in one measured window, whichever generator it was (the lab's own, or redis-benchmark).
