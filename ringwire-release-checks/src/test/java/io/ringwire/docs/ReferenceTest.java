@@ -4,7 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.ringwire.grpc.RingwireGrpc;
-import io.ringwire.lab.Lab;
+import io.ringwire.lab.cli.Lab;
 import io.ringwire.reactor.RingwireLoopResources;
 import io.ringwire.transport.RingwireChannelOption;
 import io.ringwire.transport.RingwireCounters;

@@ -1,6 +1,7 @@
 package io.ringwire.lab.results;
 
-import io.ringwire.lab.LoadGenerator;
+import io.ringwire.lab.load.LoadGenerator;
+import io.ringwire.lab.load.LoadGenerator;
 
 /**
  * What a load generator saw in one measured window, whichever generator it was (the lab's own, or redis-benchmark).

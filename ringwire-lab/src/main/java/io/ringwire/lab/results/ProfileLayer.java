@@ -145,7 +145,8 @@ public enum ProfileLayer {
             return null; // the JVM's other C++ code, [unknown], [not_walkable_Java]
         }
         String java = f.replace('/', '.');
-        if (java.startsWith("io.ringwire.lab.ServerStats") || java.startsWith("io.ringwire.lab.MemorySnapshot")) {
+        if (java.startsWith("io.ringwire.lab.server.ServerStats")
+            || java.startsWith("io.ringwire.lab.server.MemorySnapshot")) {
             return OTHER; // the lab's sampler and its answers, not the workload
         }
         if (java.startsWith("io.ringwire.lab.") || java.startsWith("io.ringwire.examples.")) {

@@ -77,10 +77,10 @@ class ProfileLayerTest {
         assertEquals(ProfileLayer.HANDLER, ProfileLayer.of(RINGWIRE_LOOP + ";io/netty/channel/"
             + "AbstractChannelHandlerContext.invokeChannelRead;io/ringwire/examples/EchoServerHandler.channelRead"));
         assertEquals(ProfileLayer.HANDLER, ProfileLayer.of(RINGWIRE_LOOP + ";io/netty/channel/"
-            + "AbstractChannelHandlerContext.invokeChannelRead;io/ringwire/lab/LabServer$PausingEchoHandler"
+            + "AbstractChannelHandlerContext.invokeChannelRead;io/ringwire/lab/server/LabServer$PausingEchoHandler"
             + ".channelRead"));
         // the lab's own sampler in the server is not the workload
-        assertEquals(ProfileLayer.OTHER, ProfileLayer.of("java/lang/Thread.run;io/ringwire/lab/ServerStats.sample;"
+        assertEquals(ProfileLayer.OTHER, ProfileLayer.of("java/lang/Thread.run;io/ringwire/lab/server/ServerStats.sample;"
             + "java/lang/Thread.sleep"));
     }
 
