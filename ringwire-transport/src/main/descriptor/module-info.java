@@ -10,6 +10,8 @@ module io.ringwire.transport {
     requires transitive io.netty.transport.unix.common;
     requires io.ringwire.uring;
     requires java.management;
+    // Ringwire.bestTransport()'s second choice, when the application has it (an optional dependency)
+    requires static io.netty.transport.classes.epoll;
 
     exports io.ringwire.transport;
 }

@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * What SQEs cost through the kernel and back: {@code batch} NOP SQEs submitted with one {@code io_uring_enter} and
  * reaped in one CQ drain. The score is per invocation, i.e. per batch; divide by {@code batch} for the cost per op.
  * At batch 1 that is the cost model's (s + t); at larger batches the enter's fixed cost s is shared by n ops, which
- * is the seed-002 argument in numbers. {@link SqePrepBenchmark} measures the Java side alone.
+ * is the argument of the cost model in "io_uring vs epoll" (Wang Xiaoguang, OpenAnolis, 2021,
+ * https://juejin.cn/post/7045098217121251335) in numbers. {@link SqePrepBenchmark} measures the Java side alone.
  *
  * <p>Run: {@code ./ringwire bench SubmissionBenchmark -f 1 -wi 3 -i 5}
  */

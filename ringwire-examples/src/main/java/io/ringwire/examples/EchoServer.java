@@ -5,9 +5,10 @@ import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
 
 /**
- * The echo server of the Netty io_uring announcement (seed 001) on Ringwire: one event-loop thread serves accept and
- * I/O. Against Netty's own version, two things change, the IoHandler factory and the server channel class; the
- * handler is the same.
+ * The echo server of Netty's io_uring 0.0.1 announcement (Norman Maurer, 2020,
+ * https://netty.io/news/2020/11/16/io_uring-0-0-1-Final.html) on Ringwire: one event-loop thread serves
+ * accept and I/O. Against Netty's own version, two things change, the IoHandler factory and the server channel
+ * class; the handler is the same.
  *
  * <pre>
  * ./ringwire echo-server [port] [threads] [transport]   # 127.0.0.1, default 9000, 1 thread, ringwire

@@ -5,7 +5,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
- * The echo handler of the Netty io_uring announcement (seed 001), unchanged: it knows nothing of the transport.
+ * The echo handler of Netty's io_uring 0.0.1 announcement (Norman Maurer, 2020,
+ * https://netty.io/news/2020/11/16/io_uring-0-0-1-Final.html), unchanged: it knows nothing of the
+ * transport.
  */
 @Sharable
 public final class EchoServerHandler extends ChannelInboundHandlerAdapter {

@@ -11,7 +11,8 @@ import io.netty.handler.codec.redis.RedisEncoder;
 import java.net.InetSocketAddress;
 
 /**
- * Seed 003's server: Netty's redis codec with a SET/GET store ({@link RedisServerHandler}), on any transport.
+ * The server of a 2021 critique of Netty's incubator io_uring transport ("如何评价Netty封装的io_uring?"), which drove
+ * it with redis-benchmark: Netty's redis codec with a SET/GET store ({@link RedisServerHandler}), on any transport.
  * The lab's {@code redis} workload starts it on every transport and drives it with the real redis-benchmark.
  */
 public final class RedisServer {

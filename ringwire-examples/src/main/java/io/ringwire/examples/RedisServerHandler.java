@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A key-value store speaking the Redis protocol through Netty's redis codec: SET, GET, PING, and an empty answer to
- * CONFIG (what redis-benchmark asks first). Enough for seed 003's redis-benchmark runs; not a Redis.
+ * CONFIG (what redis-benchmark asks first). Enough for redis-benchmark's SET and GET runs; not a Redis.
  * Shared by all connections of one server; it knows nothing of the transport.
  */
 @Sharable

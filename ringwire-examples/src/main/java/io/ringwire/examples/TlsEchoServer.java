@@ -13,7 +13,7 @@ import java.net.InetSocketAddress;
 import java.util.Locale;
 
 /**
- * The echo server (seed 001's handler, unchanged) behind TLS 1.3: Netty's {@code SslHandler} first in every
+ * The echo server ({@link EchoServerHandler}, unchanged) behind TLS 1.3: Netty's {@code SslHandler} first in every
  * connection's pipeline, as an HTTPS or gRPC server has it. The TLS engine is Netty's OpenSSL one (BoringSSL from
  * netty-tcnative, what most Netty servers run) where it loads, the JDK's otherwise, or the one
  * {@code -Dringwire.examples.tlsProvider=jdk|openssl} names; {@link #provider()} says which.

@@ -25,17 +25,20 @@ import jakarta.inject.Singleton;
  * configuration:
  *
  * <pre>
- * micronaut.netty.event-loops.default.transport=ringwire,epoll,nio
+ * micronaut.netty.event-loops.default.transport=ringwire,nio
  * micronaut.server.netty.parent.event-loop-group=default
  * </pre>
  *
- * The first line puts the default group (the server's connections and the HTTP client's) on Ringwire; the second
+ * The first line puts the default group (the server's connections and the HTTP client's) on Ringwire, and on NIO
+ * where Ringwire cannot run ({@code ringwire,epoll,nio} tries Netty's epoll in between, if its native transport is on
+ * the class path); the second
  * has the server accept on that group too (Micronaut otherwise makes a separate accepting group, on {@code nio}
  * unless its own {@code transport} says otherwise, and a Ringwire server channel cannot register there).
  *
- * <p>Where Ringwire cannot run (no io_uring, a kernel older than 6.0, a seccomp profile that blocks it,
+ * <p>Where Ringwire cannot run (no io_uring, a kernel older than 6.1, a seccomp profile that blocks it,
  * {@code -Dringwire.disable=true}) this transport is not offered, Micronaut takes the next in the list, and one line
- * in the log says why ({@link RingwireAvailableCondition}). Each loop's ring has Ringwire's default settings, or
+ * in the log says why ({@link RingwireAvailableCondition}, which asks {@code Ringwire.bestTransport()}). The list
+ * {@code ringwire,epoll,nio} is that call's own order: Ringwire, else Netty's epoll, else NIO. Each loop's ring has Ringwire's default settings, or
  * those given as system properties ({@code -Dringwire.ringEntries=...}, see {@link RingwireIoHandlerConfig}).
  */
 @Singleton

@@ -11,14 +11,9 @@ import io.netty.channel.unix.DomainSocketChannel;
 import io.netty.channel.unix.ServerDomainSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
-import io.ringwire.transport.RingwireDatagramChannel;
-import io.ringwire.transport.RingwireDomainDatagramChannel;
-import io.ringwire.transport.RingwireDomainSocketChannel;
-import io.ringwire.transport.RingwireIoHandler;
+import io.ringwire.transport.BestTransport;
+import io.ringwire.transport.Ringwire;
 import io.ringwire.transport.RingwireIoHandlerConfig;
-import io.ringwire.transport.RingwireServerDomainSocketChannel;
-import io.ringwire.transport.RingwireServerSocketChannel;
-import io.ringwire.transport.RingwireSocketChannel;
 import reactor.core.publisher.Mono;
 import reactor.netty.resources.LoopResources;
 
@@ -31,7 +26,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Reactor Netty's event loops and channels on Ringwire. Reactor Netty picks Netty's io_uring, epoll, kqueue or NIO
  * by itself and refuses an event-loop group it does not know; these {@link LoopResources} give it Ringwire's loops and
- * map each Netty channel type it asks for to Ringwire's class:
+ * map each Netty channel type it asks for to Ringwire's class. Where Ringwire cannot run they give it the next best
+ * transport instead, as {@link Ringwire#bestTransport()} chooses it (Netty's epoll when
+ * {@code netty-transport-native-epoll} is on the class path, else NIO; logged once, with the reason), so an
+ * application starts everywhere; {@link #transport()} says which:
  *
  * <pre>{@code
  * LoopResources loops = RingwireLoopResources.create("http", 1);
@@ -42,7 +40,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * One group serves both the accepting channels and their connections (as Reactor Netty's own default does unless
  * it is told to select on separate threads); clients share it, a connection made from one of its threads staying
  * on that thread ({@link LoopResources#colocate}). The groups are made on first use and shut down by
- * {@link #dispose()} or {@link #disposeLater()}.
+ * {@link #dispose()} or {@link #disposeLater()}. The threads are named {@code prefix-ringwire-N-M} (or
+ * {@code -epoll-}, {@code -nio-}).
  */
 public final class RingwireLoopResources implements LoopResources {
     private final String prefix;
@@ -50,6 +49,7 @@ public final class RingwireLoopResources implements LoopResources {
     private final int selectors;
     private final boolean daemon;
     private final RingwireIoHandlerConfig config;
+    private final BestTransport transport = Ringwire.bestTransport();
     private final AtomicBoolean disposed = new AtomicBoolean();
     private EventLoopGroup serverLoops;
     private EventLoopGroup selectLoops;
@@ -71,7 +71,8 @@ public final class RingwireLoopResources implements LoopResources {
     /**
      * @param prefix  thread name prefix
      * @param workers event loops for connections (and accepting, and clients)
-     * @return loop resources on Ringwire, daemon threads, the default Ringwire configuration
+     * @return loop resources on Ringwire (or the best transport available), daemon threads, the default Ringwire
+     *         configuration
      */
     public static RingwireLoopResources create(String prefix, int workers) {
         return new RingwireLoopResources(prefix, workers, 0, true, RingwireIoHandlerConfig.builder().build());
@@ -82,8 +83,8 @@ public final class RingwireLoopResources implements LoopResources {
      * @param workers   event loops for connections and clients
      * @param selectors event loops that only accept (0: the workers accept too)
      * @param daemon    whether the loops' threads are daemon threads
-     * @param config    the Ringwire configuration of every loop
-     * @return loop resources on Ringwire
+     * @param config    the Ringwire configuration of every loop (unused where Ringwire cannot run)
+     * @return loop resources on Ringwire, or the best transport available
      */
     public static RingwireLoopResources create(String prefix, int workers, int selectors, boolean daemon,
                                                RingwireIoHandlerConfig config) {
@@ -94,7 +95,7 @@ public final class RingwireLoopResources implements LoopResources {
     public synchronized EventLoopGroup onServer(boolean useNative) {
         checkNotDisposed();
         if (serverLoops == null) {
-            serverLoops = newGroup(workers, prefix + "-ringwire");
+            serverLoops = newGroup(workers, prefix + "-" + transportName());
         }
         return serverLoops;
     }
@@ -106,7 +107,7 @@ public final class RingwireLoopResources implements LoopResources {
         }
         checkNotDisposed();
         if (selectLoops == null) {
-            selectLoops = newGroup(selectors, prefix + "-ringwire-select");
+            selectLoops = newGroup(selectors, prefix + "-" + transportName() + "-select");
         }
         return selectLoops;
     }
@@ -125,10 +126,19 @@ public final class RingwireLoopResources implements LoopResources {
     }
 
     /**
-     * @return Ringwire's class for Netty's {@code channelType}: {@link SocketChannel}, {@link ServerSocketChannel},
-     *         {@link DomainSocketChannel}, {@link ServerDomainSocketChannel}, {@link DatagramChannel} (Reactor
-     *         Netty's DNS resolver uses it) and {@link DomainDatagramChannel}
-     * @throws IllegalArgumentException for any other type, naming it
+     * @return the transport these loops run on: {@link Ringwire#bestTransport()}
+     */
+    public BestTransport transport() {
+        return transport;
+    }
+
+    /**
+     * @return the transport's class for Netty's {@code channelType}: {@link SocketChannel},
+     *         {@link ServerSocketChannel}, {@link DomainSocketChannel}, {@link ServerDomainSocketChannel},
+     *         {@link DatagramChannel} (Reactor Netty's DNS resolver uses it) and {@link DomainDatagramChannel}
+     *         (Ringwire's classes, or epoll's or NIO's where Ringwire cannot run)
+     * @throws IllegalArgumentException for any other type, naming it, and for the domain socket types on NIO,
+     *                                  which has no such channels
      */
     @Override
     @SuppressWarnings("unchecked")
@@ -136,21 +146,25 @@ public final class RingwireLoopResources implements LoopResources {
                                                                             EventLoopGroup group) {
         Class<? extends Channel> c;
         if (channelType == SocketChannel.class) {
-            c = RingwireSocketChannel.class;
+            c = transport.socketChannelClass();
         } else if (channelType == ServerSocketChannel.class) {
-            c = RingwireServerSocketChannel.class;
+            c = transport.serverSocketChannelClass();
         } else if (channelType == DomainSocketChannel.class) {
-            c = RingwireDomainSocketChannel.class;
+            c = transport.domainSocketChannelClass();
         } else if (channelType == ServerDomainSocketChannel.class) {
-            c = RingwireServerDomainSocketChannel.class;
+            c = transport.serverDomainSocketChannelClass();
         } else if (channelType == DatagramChannel.class) {
-            c = RingwireDatagramChannel.class;
+            c = transport.datagramChannelClass();
         } else if (channelType == DomainDatagramChannel.class) {
-            c = RingwireDomainDatagramChannel.class;
+            c = transport.domainDatagramChannelClass();
         } else {
             throw new IllegalArgumentException("Ringwire has no channel for " + channelType.getName() + " (it has "
                 + "SocketChannel, ServerSocketChannel, DomainSocketChannel, ServerDomainSocketChannel, "
                 + "DatagramChannel and DomainDatagramChannel)");
+        }
+        if (c == null) {
+            throw new IllegalArgumentException(transport.kind() + " has no channel for " + channelType.getName()
+                + " (" + transport.reason() + ")");
         }
         return (Class<? extends CHANNEL>) c;
     }
@@ -206,7 +220,11 @@ public final class RingwireLoopResources implements LoopResources {
 
     private EventLoopGroup newGroup(int threads, String name) {
         return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, daemon),
-            RingwireIoHandler.newFactory(config));
+            transport.ioHandlerFactory(config));
+    }
+
+    private String transportName() {
+        return transport.kind().name().toLowerCase(java.util.Locale.ROOT);
     }
 
     private void checkNotDisposed() {
@@ -217,6 +235,7 @@ public final class RingwireLoopResources implements LoopResources {
 
     @Override
     public String toString() {
-        return "RingwireLoopResources[" + prefix + ", workers=" + workers + ", selectors=" + selectors + "]";
+        return "RingwireLoopResources[" + prefix + ", " + transportName() + ", workers=" + workers + ", selectors="
+            + selectors + "]";
     }
 }

@@ -46,10 +46,14 @@ class ApiSurfaceTest {
                 Set.of("io.ringwire.reactor")),
             new Published("ringwire-vertx", "io.ringwire.vertx", "io.ringwire.vertx.RingwireTransport",
                 Set.of("io.ringwire.vertx")),
+            new Published("ringwire-lettuce", "io.ringwire.lettuce", "io.ringwire.lettuce.RingwireLettuce",
+                Set.of("io.ringwire.lettuce")),
             new Published("ringwire-spring-boot", "io.ringwire.spring.boot",
                 "io.ringwire.spring.boot.RingwireAutoConfiguration", Set.of("io.ringwire.spring.boot")),
             new Published("ringwire-micronaut", "io.ringwire.micronaut",
-                "io.ringwire.micronaut.RingwireEventLoopGroupFactory", Set.of("io.ringwire.micronaut")));
+                "io.ringwire.micronaut.RingwireEventLoopGroupFactory", Set.of("io.ringwire.micronaut")),
+            new Published("ringwire-micrometer", "io.ringwire.micrometer",
+                "io.ringwire.micrometer.RingwireMeterBinder", Set.of("io.ringwire.micrometer")));
     }
 
     /** Published without a module descriptor: the frameworks they serve do not run applications as modules. */

@@ -1,11 +1,17 @@
 package io.ringwire.docs;
 
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.ringwire.grpc.RingwireGrpc;
 import io.ringwire.lab.cli.Lab;
+import io.ringwire.micrometer.RingwireMeterBinder;
 import io.ringwire.reactor.RingwireLoopResources;
+import io.ringwire.transport.Ringwire;
 import io.ringwire.transport.RingwireChannelOption;
 import io.ringwire.transport.RingwireCounters;
 import io.ringwire.transport.RingwireIoHandler;
@@ -20,6 +26,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Model.PositionalParamSpec;
 
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -30,14 +40,19 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * docs/reference.md names everything a user can set or read, as the code has it now: adding a setting, a system
@@ -59,6 +74,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *       the table with a "channel" and an "options" column;</li>
  *   <li>counters: the public getters of {@link RingwireCounters}, each {@code `name()`} in a "counter" column, and
  *       the attributes of {@link RingwireLoopMXBean}, each in a "JMX attribute" column;</li>
+ *   <li>metrics: the meters {@link RingwireMeterBinder} registers for a live loop, each in the "meter" column of the
+ *       table under the heading "Metrics", its "type", "tags" and "unit" cells as Micrometer has them; and the
+ *       attributes of that loop's MBean, as the platform MBean server lists them, each in that table's "JMX
+ *       attribute" column; every meter and attribute the table names is one the code has;</li>
  *   <li>lab options: picocli's model of {@link Lab}; the options every workload shares (and help and version) in a
  *       table under a heading that says "every workload", each command's own options and parameters in a table under
  *       a heading that shows {@code `lab <command>`}, with the option's default in the "default" cell.</li>
@@ -247,6 +266,101 @@ class ReferenceTest {
     }
 
     @Test
+    void everyMeterAndEveryJmxAttributeHasARowUnderMetricsAndNoOtherIs() throws Exception {
+        assumeTrue(Ringwire.isAvailable(), () -> "Ringwire cannot run here: " + Ringwire.unavailabilityCause());
+        List<Markdown.Table> metrics = tables.stream()
+            .filter(t -> t.heading().equals("Metrics") && t.column("meter") >= 0).toList();
+        assertFalse(metrics.isEmpty(), "docs/reference.md has no table with a 'meter' column under 'Metrics'");
+        Markdown.Table table = metrics.get(0);
+        int meterColumn = table.column("meter");
+        int jmxColumn = table.column("jmx attribute");
+        assertTrue(jmxColumn >= 0, "the Metrics table has no 'JMX attribute' column");
+
+        // one live loop, registered with JMX as -Dringwire.jmx=true does, and the binder's meters for it
+        Map<String, Meter> meters = new TreeMap<>();
+        Set<String> attributes = new TreeSet<>();
+        String thread;
+        System.setProperty(RingwireCounters.JMX_PROPERTY, "true");
+        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
+            new DefaultThreadFactory("reference-metrics"), RingwireIoHandler.newFactory());
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (RingwireMeterBinder binder = new RingwireMeterBinder()) {
+            thread = group.next().submit(() -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+            System.clearProperty(RingwireCounters.JMX_PROPERTY);
+            binder.bindTo(registry);
+            for (Meter m : registry.getMeters()) {
+                String loop = m.getId().getTag(RingwireMeterBinder.LOOP_TAG);
+                if (loop == null || loop.equals(thread)) { // not another live loop's
+                    meters.put(m.getId().getName(), m);
+                }
+            }
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = new ObjectName("io.ringwire:type=EventLoop,name=" + ObjectName.quote(thread));
+            for (MBeanAttributeInfo a : server.getMBeanInfo(name).getAttributes()) {
+                attributes.add(a.getName());
+            }
+        } finally {
+            System.clearProperty(RingwireCounters.JMX_PROPERTY);
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+            registry.close();
+        }
+        assertTrue(meters.containsKey("ringwire.loop.enters") && attributes.contains("Enters"),
+            () -> "the loop's meters and attributes are found: " + meters.keySet() + " " + attributes);
+
+        List<String> problems = new ArrayList<>();
+        Set<String> documentedMeters = new TreeSet<>();
+        Set<String> documentedAttributes = new TreeSet<>();
+        for (Markdown.Row r : table.rows()) {
+            Markdown.codeSpans(r.cell(jmxColumn)).forEach(documentedAttributes::add);
+            for (String span : Markdown.codeSpans(r.cell(meterColumn))) {
+                if (!span.startsWith("ringwire.")) {
+                    continue; // "none (the `loop` tag's value)": an attribute without a meter
+                }
+                documentedMeters.add(span);
+                Meter m = meters.get(span);
+                if (m == null) {
+                    problems.add("meter " + span + " (line " + r.line() + ") is documented but the binder has none");
+                    continue;
+                }
+                String type = m.getId().getType().name().toLowerCase(Locale.ROOT);
+                if (!r.cell(table.column("type")).strip().equals(type)) {
+                    problems.add("meter " + span + " (line " + r.line() + "): a " + type + ", the row says '"
+                        + r.cell(table.column("type")) + "'");
+                }
+                Set<String> tags = new TreeSet<>();
+                m.getId().getTags().forEach(t -> tags.add(t.getKey()));
+                Set<String> documentedTags = new TreeSet<>(Markdown.codeSpans(r.cell(table.column("tags"))));
+                if (!tags.equals(documentedTags)) {
+                    problems.add("meter " + span + " (line " + r.line() + "): tags " + tags + ", the row says "
+                        + documentedTags);
+                }
+                String unit = m.getId().getBaseUnit();
+                List<String> documentedUnit = Markdown.codeSpans(r.cell(table.column("unit")));
+                if (!documentedUnit.equals(unit == null ? List.of() : List.of(unit))) {
+                    problems.add("meter " + span + " (line " + r.line() + "): unit " + unit + ", the row says "
+                        + documentedUnit);
+                }
+            }
+        }
+        for (String m : meters.keySet()) {
+            if (!documentedMeters.contains(m)) {
+                problems.add("meter " + m + ": the binder registers it, the Metrics table has no row for it");
+            }
+        }
+        for (String a : attributes) {
+            if (!documentedAttributes.contains(a)) {
+                problems.add("JMX attribute " + a + ": the loop's MBean has it, the Metrics table does not name it");
+            }
+        }
+        for (String a : documentedAttributes) {
+            if (!attributes.contains(a)) {
+                problems.add("JMX attribute " + a + " is in the Metrics table but not the loop's MBean");
+            }
+        }
+        assertNoProblems(problems);
+    }
+
+    @Test
     void everyLabCommandAndOptionHasARowUnderItsCommand() {
         CommandSpec lab = new CommandLine(new Lab()).getCommandSpec();
         Set<String> shared = new LinkedHashSet<>();
@@ -290,7 +404,61 @@ class ReferenceTest {
         assertNoProblems(problems);
     }
 
+    @Test
+    void everyLabServerIsNamedInTheServersRowAndNoOtherIs() throws Exception {
+        List<String> labels = labServers();
+        assertTrue(labels.contains("ringwire") && labels.contains("netty-epoll"), () -> "the lab's servers: " + labels);
+        List<Markdown.Row> rows = new ArrayList<>();
+        for (Markdown.Table t : tablesWith("option")) {
+            for (Markdown.Row r : t.rows()) {
+                if (Markdown.codeSpans(r.cell(t.column("option"))).contains("--servers")) {
+                    rows.add(r);
+                }
+            }
+        }
+        assertFalse(rows.isEmpty(), "docs/reference.md has no row for the lab's --servers");
+        Set<String> named = new TreeSet<>();
+        rows.forEach(r -> r.cells().forEach(c -> named.addAll(Markdown.codeSpans(c))));
+        List<String> problems = new ArrayList<>();
+        for (String label : labels) {
+            if (!named.contains(label)) {
+                problems.add("lab server " + label + ": not named in the --servers row (line " + rows.get(0).line()
+                    + ")");
+            }
+        }
+        Pattern serverLike = Pattern.compile("(ringwire|netty|blocking|vertx|webflux|c)-[a-z_]+");
+        for (String span : named) {
+            if (serverLike.matcher(span).matches() && !labels.contains(span)) {
+                problems.add("the --servers row names `" + span + "`, which is no server of the lab");
+            }
+        }
+        assertNoProblems(problems);
+    }
+
     // ------------------------------------------------------------------------------------------ helpers
+
+    /**
+     * @return the labels of the lab's servers, as {@code --servers} takes them: the constants of its enum named
+     *         {@code Competitor}, wherever in the lab's packages it lives
+     */
+    private static List<String> labServers() throws Exception {
+        for (String name : ClassFiles.classNames(Lab.class)) {
+            if (!name.endsWith(".Competitor")) {
+                continue;
+            }
+            Class<?> c = Class.forName(name, false, ReferenceTest.class.getClassLoader());
+            if (!c.isEnum()) {
+                continue;
+            }
+            Method label = c.getMethod("label");
+            List<String> labels = new ArrayList<>();
+            for (Object constant : c.getEnumConstants()) {
+                labels.add((String) label.invoke(constant));
+            }
+            return labels;
+        }
+        throw new AssertionError("the lab has no enum Competitor: find where its server names live now");
+    }
 
     /** @return the {@code ringwire.*} string constants of the library modules, the lab and the examples */
     static Set<String> codeProperties() {

@@ -76,7 +76,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * flushed buffers are gathered into one SEND (one buffer) or SENDMSG (up to 1024 iovecs, capped at
  * {@link RingwireIoHandlerConfig#maxBytesPerWrite()} bytes), so one iteration's flushes leave in one SQE. At most one
  * write is in flight per channel, so order holds and the bytes the kernel holds are bounded; its completion removes
- * what was written (a short write continues from there), which updates writability synchronously.
+ * what was written (a short write continues from there), which updates writability synchronously. A bulk stream's
+ * flush from channelReadComplete is the exception: it is written at once with a non-blocking sendmsg(2), so that its
+ * buffers leave while they are in the CPU's cache ({@link RingwireCounters#inlineWrites()}); what the socket does not
+ * take goes with the next enter as above.
  */
 abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel implements DuplexChannel {
 
@@ -88,10 +91,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     /**
      * Bytes a bulk stream's read loop hands up the pipeline before channelReadComplete and the flush that follows it:
-     * four receives of 64 KiB. With the allocator's whole budget (16 reads, 1 MiB) the frames a decoder sliced from
-     * the first receives, and the bytes the SEND copies, are out of the CPU's cache by the time they are written, and
-     * more of them wait at once: single-stream cost 0.71 µs per message with 16 receives per loop against 0.57 with 4
-     * (0.81 with 1), and in another run 0.83 against 0.77 with an allocator peak of 13 against 5 MiB.
+     * four receives of 64 KiB, so that the frames a decoder sliced from them are still in the CPU's cache when they
+     * are written (the allocator's whole budget, 1 MiB, lets them fall out of it, and holds more memory at once).
      */
     static final int READ_LOOP_BYTES = 256 * 1024;
 
@@ -110,6 +111,10 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     private boolean directJoined;
     /** A client on direct descriptors whose socket is made when it joins its loop: what it needs until then. */
     private volatile PendingSocket pendingSocket;
+    /** Bytes an inline write sent whose buffers are still being removed from the outbound buffer. */
+    private long inlineUnsettled;
+    /** The last frame an inline write sent, until the next receive has gone up ({@link #holdAfterInlineWrite}). */
+    private ByteBuf heldAfterInlineWrite;
     /** The buffer the in-flight direct RECV writes into; the channel owns it until the CQE. */
     private ByteBuf directBuf;
     /** Consecutive multishot receives that filled a ring buffer with more waiting, and direct ones that did not. */
@@ -205,49 +210,17 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     private Connecting connecting;
 
-    /**
-     * Zero-copy sends of this channel whose notification has not come: the messages each one sends from, retained
-     * until the kernel says it is done with their pages. Made at the channel's first zero-copy send.
-     */
-    private static final class ZeroCopy {
-        /** Zero-copy sends awaiting their notification at most; a write beyond that goes with a copy. */
-        static final int SLOTS = 16;
-        final Object[][] held = new Object[SLOTS][];
-        int pending;
-        /** The kernel copied (loopback) or refused: this channel sends with a copy from now on. */
-        boolean off;
-
-        int freeSlot() {
-            for (int i = 0; i < SLOTS; i++) {
-                if (held[i] == null) {
-                    return i;
-                }
-            }
-            return -1;
-        }
-
-        void release(int slot) {
-            Object[] msgs = held[slot];
-            if (msgs != null) {
-                held[slot] = null;
-                pending--;
-                releaseAll(msgs);
-            }
-        }
-    }
-
-    private ZeroCopy zeroCopy;
-    /**
-     * For measuring zero copy where the kernel copies anyway (loopback): keep it on after a copied notification
-     * ({@code -Dringwire.sendZcKeepWhenCopied=true}; tests set it).
-     */
-    static boolean keepZeroCopyWhenCopied = Boolean.getBoolean("ringwire.sendZcKeepWhenCopied");
-    /** Fault injection for tests: IORING_SEND_ZC_* bits added to every zero-copy SQE (an unknown one: EINVAL). */
-    static short zeroCopyTestFlags;
+    /** Null until the channel's first zero-copy send. */
+    private ZeroCopySends zeroCopy;
 
     /** @return bytes from which a write goes as a zero-copy send; 0: never (TCP channels have the option) */
     int sendZcThreshold() {
         return 0;
+    }
+
+    private ZeroCopySends zeroCopySends() {
+        ZeroCopySends z = zeroCopy;
+        return z != null ? z : (zeroCopy = new ZeroCopySends(this));
     }
 
     AbstractRingwireStreamChannel(Channel parent, int fd, boolean active) {
@@ -1246,7 +1219,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * Names this channel's fixed-file slot instead of its fd in {@code sqe}, taking one at its
      * {@link #SQES_BEFORE_FIXED_FILE}th SQE.
      */
-    private void useFixedFile(RingwireIoRegistration r, long sqe) {
+    void useFixedFile(RingwireIoRegistration r, long sqe) {
         int slot = fileSlot;
         if (slot < -1 && ++slot == -1) {
             slot = r.handler().takeFileSlot(fd); // -1 when refused: given up
@@ -1315,6 +1288,32 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 pendingInput.release();
                 pendingInput = null;
             }
+            releaseHeldAfterInlineWrite();
+        }
+    }
+
+    /**
+     * Holds the last frame an inline write sent until the next receive has gone up the pipeline. A frame decoder's
+     * frames are slices of its cumulation, which it may append the next bytes to in place only while no slice of it is
+     * held, and it discards the bytes it has read only then too, before channelReadComplete's flush; a cumulation that
+     * still holds a partial frame when the echo's frames are all released before the next receive (as an inline write
+     * releases them) grows with the whole stream, copied at each growth (single-stream: 240-330 MiB of direct memory,
+     * 4-33 µs per message). With one slice held, the decoder copies the partial frame into a new cumulation instead,
+     * as it does when the frames are still in flight in a SEND.
+     */
+    private void holdAfterInlineWrite(ByteBuf written) {
+        ByteBuf before = heldAfterInlineWrite;
+        heldAfterInlineWrite = written.retain();
+        if (before != null) {
+            before.release();
+        }
+    }
+
+    private void releaseHeldAfterInlineWrite() {
+        ByteBuf held = heldAfterInlineWrite;
+        if (held != null) {
+            heldAfterInlineWrite = null;
+            held.release();
         }
     }
 
@@ -1514,7 +1513,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                     }
                 }
                 case IORING_OP_RECVMSG -> descriptorRecvComplete(res, flags);
-                case IORING_OP_SEND_ZC, IORING_OP_SENDMSG_ZC -> zeroCopyComplete(res, flags, data);
+                case IORING_OP_SEND_ZC, IORING_OP_SENDMSG_ZC -> {
+                    if (zeroCopy.complete(res, flags, data)) {
+                        writeComplete(res);
+                    }
+                }
                 case IORING_OP_CONNECT -> connectComplete(res);
                 case IORING_OP_POLL_ADD -> {
                     if (data == WRITE_POLL) {
@@ -1722,6 +1725,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          * Otherwise it follows the batch, once for all of this connection's receives in it.
          */
         private void readDone(RingwireIoRegistration r, boolean last) {
+            releaseHeldAfterInlineWrite(); // this receive's bytes have met the frames the last inline write sent
             if (last && !inFlight(WRITE) && r.isValid()) {
                 afterCompletions();
             } else {
@@ -1941,6 +1945,12 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (in == null || in.isEmpty() || registration == null || !eventLoop().inEventLoop()) {
                 return;
             }
+            if (inlineUnsettled > 0) {
+                settleInlineWrite(in); // closed by a listener of an inline write's buffers: the rest was sent too
+                if (in.isEmpty()) {
+                    return;
+                }
+            }
             if (inFlight(WRITE)) {
                 if (!settleWritePosted(in)) {
                     holdForKernel(in, in.size()); // (a FileRegion's piece in flight is the channel's own buffer)
@@ -2055,6 +2065,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 return;
             }
             RingwireIoRegistration r = registration;
+            if (inlineUnsettled > 0) {
+                return; // a listener flushed while an inline write's buffers leave: that write goes on with the rest
+            }
             if (!r.reserveSqe()) {
                 r.retryNextIteration(); // the flushed bytes wait in the outbound buffer
                 return;
@@ -2070,8 +2083,17 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             }
             SubmissionQueue q = r.sq();
             WriteGather g = r.handler().writeGather();
+            if (bulk && inReadComplete && !zeroCopyFor(g.bytes(), r.handler())) {
+                if (writeInline(r.handler(), in, iovecs)) {
+                    return;
+                }
+                iovecs = gather(in); // the socket took part or none of it: the rest goes with the loop's enter
+                if (iovecs == 0) {
+                    return;
+                }
+            }
             if (zeroCopyFor(g.bytes(), r.handler())) {
-                sendZeroCopy(r, in, g, iovecs);
+                zeroCopySends().send(r, in, g, iovecs);
             } else if (iovecs == 1) {
                 useFixedFile(r, q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
                     r.nextUserData(IORING_OP_SEND, 0)));
@@ -2086,76 +2108,64 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             c.writeIovecs += iovecs;
         }
 
+        /**
+         * A bulk stream's flush from channelReadComplete, written at once with one non-blocking sendmsg(2) (a
+         * synchronous call on a direct descriptor) instead of a SEND in the loop's next enter. Its buffers then leave
+         * the outbound buffer while they are still in the CPU's cache: a batch of completions that brings 64 KiB for
+         * each of many connections (the lab's rpc-backend) otherwise removes each connection's hundreds of frames an
+         * iteration later, after the other connections' receives have pushed them out of it. One system call per large
+         * receive, where the SEND would have cost the kernel the same work in the enter.
+         *
+         * @return whether nothing is left to send (all written, or the channel closed meanwhile)
+         */
+        private boolean writeInline(RingwireIoHandler h, ChannelOutboundBuffer in, int iovecs) {
+            int res = sendNow(h, h.writeGather().msghdrSegment());
+            if (res <= 0) {
+                return false; // EAGAIN: a SEND waits for room; an error: the SEND reports it as any write's would
+            }
+            RingwireCounters c = h.counters();
+            c.writes++;
+            c.inlineWrites++;
+            c.writeIovecs += iovecs;
+            c.writeBytes += res;
+            inlineUnsettled = res;
+            settleInlineWrite(in);
+            return in.isEmpty() || !isOpen() || !active || outputShutdown;
+        }
+
+        /**
+         * Removes the buffers an inline write sent, as {@link #removeWritten} does, keeping the bytes still to remove
+         * in {@link #inlineUnsettled}: a promise's listener that flushes in here gathers nothing until they are gone
+         * (it would send them twice), and one that closes the channel settles the rest as written before the close
+         * fails what was not (the same call, which this loop then finds done).
+         */
+        private void settleInlineWrite(ChannelOutboundBuffer in) {
+            while (inlineUnsettled > 0 && in.current() instanceof ByteBuf buf) {
+                int readable = buf.readableBytes();
+                if (readable <= inlineUnsettled) {
+                    inlineUnsettled -= readable;
+                    if (inlineUnsettled == 0) {
+                        holdAfterInlineWrite(buf); // the last one sent (a partly sent one stays in the buffer)
+                    }
+                    in.progress(readable);
+                    in.remove();
+                } else {
+                    buf.readerIndex(buf.readerIndex() + (int) inlineUnsettled);
+                    in.progress(inlineUnsettled);
+                    inlineUnsettled = 0;
+                }
+            }
+            inlineUnsettled = 0;
+            while (in.current() instanceof ByteBuf b && !b.isReadable()) {
+                in.remove();
+            }
+        }
+
         private boolean zeroCopyFor(long bytes, RingwireIoHandler h) {
             int threshold = sendZcThreshold();
-            ZeroCopy z = zeroCopy;
+            ZeroCopySends z = zeroCopy;
             return threshold > 0 && bytes >= threshold && h.zeroCopyAvailable()
-                && (z == null || !z.off && z.pending < ZeroCopy.SLOTS);
-        }
-
-        /**
-         * One SEND_ZC (one iovec) or SENDMSG_ZC for what {@code g} gathered, the messages it covers retained until the
-         * notification; the kernel is asked to report whether it copied after all (REPORT_USAGE). The SQE is reserved.
-         */
-        private void sendZeroCopy(RingwireIoRegistration r, ChannelOutboundBuffer in, WriteGather g, int iovecs) {
-            ZeroCopy z = zeroCopy;
-            if (z == null) {
-                z = zeroCopy = new ZeroCopy();
-            }
-            int slot = z.freeSlot();
-            z.held[slot] = retainFlushed(in, g.messages());
-            z.pending++;
-            SubmissionQueue q = r.sq();
-            short report = (short) (IoUringConstants.IORING_SEND_ZC_REPORT_USAGE | zeroCopyTestFlags);
-            if (iovecs == 1) {
-                useFixedFile(r, q.prepSendZc(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
-                    report, r.nextUserData(IORING_OP_SEND_ZC, slot)));
-                startedWrite(IORING_OP_SEND_ZC, slot);
-            } else {
-                useFixedFile(r, q.prepSendmsgZc(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
-                    r.nextUserData(IORING_OP_SENDMSG_ZC, slot)));
-                startedWrite(IORING_OP_SENDMSG_ZC, slot);
-            }
-            r.handler().counters().zeroCopySends++;
-        }
-
-        /**
-         * A zero-copy send's CQEs: first its result (with F_MORE when a notification follows), handled as a SEND's
-         * (the promises complete, the outbound buffer lets go; the retained messages stay); then the notification
-         * (F_NOTIF), which releases them. A refusal sends the same bytes again with a copy.
-         */
-        private void zeroCopyComplete(int res, int flags, int slot) {
-            ZeroCopy z = zeroCopy;
-            RingwireCounters c = registration.handler().counters();
-            if ((flags & IoUringConstants.IORING_CQE_F_NOTIF) != 0) {
-                if ((res & IoUringConstants.IORING_NOTIF_USAGE_ZC_COPIED) != 0) {
-                    c.zeroCopyCopied++;
-                    if (!keepZeroCopyWhenCopied) {
-                        z.off = true; // the kernel copies on this path anyway: zero copy only costs here
-                    }
-                }
-                z.release(slot);
-                return;
-            }
-            if (!IoUringCqe.hasMore(flags)) {
-                z.release(slot); // no notification follows
-            }
-            if (res == -Errno.EOPNOTSUPP || res == -Errno.EINVAL || res == -Errno.ENOMEM) {
-                // nothing was sent: the bytes are still the outbound buffer's, and go again with a copy
-                c.zeroCopyRefused++;
-                z.off = true;
-                if (res == -Errno.ENOMEM) {
-                    registration.handler().zeroCopyOutOfMemory();
-                }
-                ended(WRITE);
-                releaseHeldForKernel();
-                ChannelOutboundBuffer in = outboundBuffer();
-                if (in != null && !in.isEmpty() && isOpen()) {
-                    doWrite(in);
-                }
-                return;
-            }
-            writeComplete(res);
+                && (z == null || !z.off && z.pending < ZeroCopySends.SLOTS);
         }
 
         /**

@@ -14,6 +14,9 @@ import io.ringwire.uring.NativeIoException;
  * <pre>{@code
  * IoHandlerFactory factory = Ringwire.isAvailable() ? RingwireIoHandler.newFactory() : EpollIoHandler.newFactory();
  * }</pre>
+ *
+ * {@link #bestTransport()} makes that choice, with the channel classes to match: Ringwire, else Netty's epoll, else
+ * NIO.
  */
 public final class Ringwire {
     /** The system property that turns Ringwire off: {@code -Dringwire.disable=true}. */
@@ -50,6 +53,23 @@ public final class Ringwire {
                 + " or later has it all)");
         }
         return null;
+    }
+
+    /**
+     * The best transport available here, chosen once per process and logged once (Netty's {@code InternalLogger}, this
+     * package's {@code BestTransport}): Ringwire if {@link #isAvailable()}, else Netty's epoll transport if
+     * {@code netty-transport-native-epoll} is on the class path and {@code Epoll.isAvailable()}, else NIO.
+     *
+     * <pre>{@code
+     * BestTransport transport = Ringwire.bestTransport();
+     * EventLoopGroup group = new MultiThreadIoEventLoopGroup(transport.ioHandlerFactory());
+     * new ServerBootstrap().group(group).channel(transport.serverSocketChannelClass());
+     * }</pre>
+     *
+     * @return the transport's {@code IoHandlerFactory}, its channel classes, which one it is and why
+     */
+    public static BestTransport bestTransport() {
+        return BestTransport.Chosen.INSTANCE;
     }
 
     /**

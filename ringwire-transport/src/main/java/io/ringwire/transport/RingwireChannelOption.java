@@ -42,8 +42,8 @@ public final class RingwireChannelOption<T> extends ChannelOption<T> {
     public static final ChannelOption<Integer> TCP_DEFER_ACCEPT = valueOf(RingwireChannelOption.class,
         "TCP_DEFER_ACCEPT");
 
-    // The next six are the very constants of Netty's epoll and io_uring transports (one name in Netty's pool of
-    // options): bootstrap code that sets EpollChannelOption.IP_FREEBIND sets this.
+    // The next eight, IP_FREEBIND to TCP_MD5SIG, are the very constants of Netty's epoll and io_uring transports (one
+    // name in Netty's pool of options): bootstrap code that sets EpollChannelOption.IP_FREEBIND sets this.
 
     /** {@code IP_FREEBIND}: bind an address that is not (yet) the host's. */
     public static final ChannelOption<Boolean> IP_FREEBIND = valueOf("IP_FREEBIND");

@@ -11,16 +11,22 @@ import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * What one Ringwire event loop has done, counted as it happens: the numbers that decide io_uring vs epoll.
- * {@link #sqesPerEnter()} is n, the batch per {@code io_uring_enter} of the seed-002 cost model.
+ * {@link #sqesPerEnter()} is n, the batch per {@code io_uring_enter} of the cost model in "io_uring vs epoll" (Wang
+ * Xiaoguang, OpenAnolis, 2021, https://juejin.cn/post/7045098217121251335): io_uring pays (s + t) / n per operation.
  *
  * <p>Written only by the loop's thread; read from anywhere ({@link #of(EventExecutor)}, {@link #all()}). A reader on
  * another thread may see values a few updates old, never torn ones (64-bit fields on a 64-bit JVM).
  */
 public final class RingwireCounters {
     private static final Map<Object, RingwireCounters> LIVE = new ConcurrentHashMap<>();
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RingwireCounters.class);
+    /** Held while a loop is published or retired and while a listener is added: it sees every loop exactly once. */
+    private static final Object LISTENERS_LOCK = new Object();
+    private static final List<Listener> LISTENERS = new CopyOnWriteArrayList<>();
 
     /** The loop's thread name once the loop runs ({@link #publish}); before that the executor's own name. */
     private String name;
@@ -62,6 +68,7 @@ public final class RingwireCounters {
     long fdInstalls;
     long msgRingTransfers;
     long syncEnters;
+    long inlineWrites;
 
     RingwireCounters(String name) {
         this.name = name;
@@ -70,16 +77,86 @@ public final class RingwireCounters {
     /** Called on the loop's thread when it starts (or resumes on another thread). */
     static void publish(Object loop, RingwireCounters counters) {
         counters.name = Thread.currentThread().getName();
-        LIVE.put(loop, counters);
+        synchronized (LISTENERS_LOCK) {
+            LIVE.put(loop, counters);
+            for (Listener l : LISTENERS) {
+                tell(l, counters, true);
+            }
+        }
         if (Boolean.getBoolean(JMX_PROPERTY)) {
             Jmx.register(counters);
         }
     }
 
     static void retire(Object loop) {
-        RingwireCounters c = LIVE.remove(loop);
+        RingwireCounters c;
+        synchronized (LISTENERS_LOCK) {
+            c = LIVE.remove(loop);
+            if (c != null) {
+                for (Listener l : LISTENERS) {
+                    tell(l, c, false);
+                }
+            }
+        }
         if (c != null) {
             Jmx.unregister(c);
+        }
+    }
+
+    /**
+     * Told of each Ringwire event loop of this JVM as it starts and as it ends, e.g. to give each loop meters of its
+     * own ({@code ringwire-micrometer}'s binder does).
+     */
+    public interface Listener {
+        /**
+         * A loop started: on the loop's thread as it starts (again when it resumes on another thread, with the same
+         * counters), and from {@link RingwireCounters#addListener} for each loop already running. Keep it short: the
+         * loop waits.
+         *
+         * @param counters the loop's counters, live until {@link #loopEnded} with the same object
+         */
+        void loopStarted(RingwireCounters counters);
+
+        /**
+         * A loop ended (it shuts down): its counters count no more.
+         *
+         * @param counters the loop's counters, as given to {@link #loopStarted}
+         */
+        void loopEnded(RingwireCounters counters);
+    }
+
+    /**
+     * Tells {@code listener} of every loop that starts or ends from now on, and at once of every loop running now
+     * (each exactly once: no loop starts or ends while it is told). What a listener throws is logged, and the loop
+     * goes on.
+     *
+     * @param listener told on the loops' threads, and on this one for the loops already running
+     */
+    public static void addListener(Listener listener) {
+        synchronized (LISTENERS_LOCK) {
+            LISTENERS.add(listener);
+            for (RingwireCounters c : LIVE.values()) {
+                tell(listener, c, true);
+            }
+        }
+    }
+
+    /** @param listener a listener {@link #addListener} added: told of no loop from now on */
+    public static void removeListener(Listener listener) {
+        synchronized (LISTENERS_LOCK) {
+            LISTENERS.remove(listener);
+        }
+    }
+
+    private static void tell(Listener l, RingwireCounters c, boolean started) {
+        try {
+            if (started) {
+                l.loopStarted(c);
+            } else {
+                l.loopEnded(c);
+            }
+        } catch (RuntimeException | LinkageError e) {
+            logger.warn("a listener of the loops' counters failed for loop {}; the loop goes on", c.name, e);
         }
     }
 
@@ -88,7 +165,6 @@ public final class RingwireCounters {
 
     /** The loops' MXBeans: registered with the platform MBean server while their loops run. */
     private static final class Jmx implements RingwireLoopMXBean {
-        private static final InternalLogger logger = InternalLoggerFactory.getInstance(RingwireCounters.class);
         private final RingwireCounters c;
 
         private Jmx(RingwireCounters c) {
@@ -137,7 +213,18 @@ public final class RingwireCounters {
         @Override public long getDirectRecvs() { return c.directRecvs; }
         @Override public long getWrites() { return c.writes; }
         @Override public long getWriteBytes() { return c.writeBytes; }
+        @Override public long getWriteIovecs() { return c.writeIovecs; }
         @Override public double getIovecsPerWrite() { return c.iovecsPerWrite(); }
+        @Override public long getDryRingFallbacks() { return c.dryRingFallbacks; }
+        @Override public long getCloseSubmits() { return c.closeSubmits; }
+        @Override public long getSendWaits() { return c.sendWaits; }
+        @Override public long getZeroCopyCopied() { return c.zeroCopyCopied; }
+        @Override public long getZeroCopyRefused() { return c.zeroCopyRefused; }
+        @Override public long getSegmentedSends() { return c.segmentedSends; }
+        @Override public long getGroBatches() { return c.groBatches; }
+        @Override public long getSendfileBytes() { return c.sendfileBytes; }
+        @Override public long getFileRegionMappedBytes() { return c.fileRegionMappedBytes; }
+        @Override public long getFileRegionCopiedBytes() { return c.fileRegionCopiedBytes; }
         @Override public long getBufferRingExhausted() { return c.bufferRingExhausted; }
         @Override public int getBufferRingBuffers() { return c.bufferRingBuffers; }
         @Override public long getBufferRingShrinks() { return c.bufferRingShrinks; }
@@ -154,6 +241,7 @@ public final class RingwireCounters {
         @Override public long getFdInstalls() { return c.fdInstalls; }
         @Override public long getMsgRingTransfers() { return c.msgRingTransfers; }
         @Override public long getSyncEnters() { return c.syncEnters; }
+        @Override public long getInlineWrites() { return c.inlineWrites; }
         @Override public long getZeroCopySends() { return c.zeroCopySends; }
         @Override public long getMinWaits() { return c.minWaits; }
         @Override public String getSummary() { return c.toString(); }
@@ -294,6 +382,14 @@ public final class RingwireCounters {
      */
     public long syncEnters() {
         return syncEnters;
+    }
+
+    /**
+     * @return writes a bulk stream made at once, with a non-blocking sendmsg(2) (a synchronous call on a direct
+     *         descriptor), when its read loop ended; also counted in {@link #writes()}
+     */
+    public long inlineWrites() {
+        return inlineWrites;
     }
 
     /** @return connections accepted */
@@ -444,13 +540,13 @@ public final class RingwireCounters {
                 + "zeroCopyCopied=%d zeroCopyRefused=%d segmentedSends=%d groBatches=%d sqRefusals=%d "
                 + "dryRingFallbacks=%d minWaits=%d sendfileBytes=%d fileRegionCopiedBytes=%d fileRegionMappedBytes=%d "
                 + "registrations=%d fixedFiles=%d/%d directDescriptors=%d fdInstalls=%d msgRingTransfers=%d "
-                + "syncEnters=%d", name,
+                + "syncEnters=%d inlineWrites=%d", name,
             iterations, enters, sqes, sqesPerEnter(), cqes, cqesPerEnter(), recvs,
             bytesPerRecv(), writes, iovecsPerWrite(), writeBytes, bufferRingExhausted, bufferRingBuffers,
             bufferRingShrinks, bufferRingReleasedBytes, accepts, acceptBackoffs,
             handlerFailures, closeSubmits, directRecvs, cqOverflows, sendWaits, zeroCopySends, zeroCopyCopied, zeroCopyRefused,
             segmentedSends, groBatches, sqRefusals, dryRingFallbacks, minWaits, sendfileBytes, fileRegionCopiedBytes,
             fileRegionMappedBytes, registrations, fixedFiles, fixedFileSlots, directDescriptors, fdInstalls,
-            msgRingTransfers, syncEnters);
+            msgRingTransfers, syncEnters, inlineWrites);
     }
 }

@@ -55,8 +55,9 @@ import io.netty.util.internal.SystemPropertyUtil;
  * @param minWaitMicros      0 (the default) for none; else an idle loop, once asleep, is not woken by a completion
  *                           (nor by a task from another thread) until this many microseconds have passed, unless 64
  *                           of them have come in; after that the first one wakes it. Fewer wake-ups per message at a
- *                           moderate load (seed 000's front end: many connections, each with a message now and then),
- *                           for up to this much latency on each. The loop sleeps with the minimum only while its
+ *                           moderate load (many connections, each with a message now and then: the front end of
+ *                           an RSocket evaluation of Netty's incubator io_uring transport, jauntsdn, 2021), for up
+ *                           to this much latency on each. The loop sleeps with the minimum only while its
  *                           completions come at least 4 per minimum (judged every 10 ms or 16 minimums): below that a
  *                           minimum rarely collects a second one and costs more than it saves. Needs
  *                           IORING_FEAT_MIN_TIMEOUT (Linux 6.12); without it, ignored with a log line. Scheduled tasks

@@ -20,10 +20,9 @@ import io.netty.channel.IoOps;
 record RingwireIoOps(byte opcode, byte flags, short ioprio, int fd, long off, long addr, int len, int opFlags,
                             short bufIndex, int data) implements IoOps {
     public RingwireIoOps {
-        if ((flags & io.ringwire.uring.IoUringConstants.IOSQE_ASYNC) != 0
-            && !Boolean.getBoolean("ringwire.allowIosqeAsync")) {
-            throw new IllegalArgumentException("IOSQE_ASYNC punts the request to io-wq threads; set "
-                + "-Dringwire.allowIosqeAsync=true to ask for it deliberately");
+        if ((flags & io.ringwire.uring.IoUringConstants.IOSQE_ASYNC) != 0) {
+            // a submission with it would wait on the kernel's io-wq worker threads; Ringwire never asks for that
+            throw new IllegalArgumentException("IOSQE_ASYNC punts the request to io-wq threads: refused");
         }
         if ((data & ~UserData.DATA_MASK) != 0) {
             throw new IllegalArgumentException("data must fit in 24 bits: data=" + data);

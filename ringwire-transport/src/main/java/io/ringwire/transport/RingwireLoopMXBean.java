@@ -21,7 +21,7 @@ public interface RingwireLoopMXBean {
     /** @return CQEs reaped */
     long getCqes();
 
-    /** @return n of the seed-002 cost model: SQEs per enter */
+    /** @return SQEs per enter: n, the batch per system call of {@link RingwireCounters#sqesPerEnter()}'s cost model */
     double getSqesPerEnter();
 
     /** @return CQEs per enter */
@@ -45,8 +45,41 @@ public interface RingwireLoopMXBean {
     /** @return bytes written */
     long getWriteBytes();
 
+    /** @return iovecs handed to the writes */
+    long getWriteIovecs();
+
     /** @return mean iovecs per write */
     double getIovecsPerWrite();
+
+    /** @return receives armed into a buffer of the connection's own because its last one found the ring empty */
+    long getDryRingFallbacks();
+
+    /** @return extra enters made so that no queued SQE outlives the descriptor number it names */
+    long getCloseSubmits();
+
+    /** @return times a datagram channel's sends stopped at a full peer and waited for room */
+    long getSendWaits();
+
+    /** @return zero-copy sends whose notification said the kernel copied after all */
+    long getZeroCopyCopied();
+
+    /** @return zero-copy sends the kernel refused, sent again with a copy */
+    long getZeroCopyRefused();
+
+    /** @return datagram sends the kernel cut into segments (UDP GSO) */
+    long getSegmentedSends();
+
+    /** @return receives that brought several datagrams of one sender at once (UDP_GRO) */
+    long getGroBatches();
+
+    /** @return bytes of FileRegions sent with sendfile(2) */
+    long getSendfileBytes();
+
+    /** @return bytes of FileRegions mapped into memory and sent from the mapping */
+    long getFileRegionMappedBytes();
+
+    /** @return bytes of FileRegions copied out through their transferTo and sent from a buffer */
+    long getFileRegionCopiedBytes();
 
     /** @return receives that found the provided-buffer ring empty (ENOBUFS) */
     long getBufferRingExhausted();
@@ -95,6 +128,9 @@ public interface RingwireLoopMXBean {
 
     /** @return enters made to complete a synchronous call on a direct descriptor (socket options, addresses) */
     long getSyncEnters();
+
+    /** @return writes a bulk stream made at once with sendmsg(2) when its read loop ended (also in writes) */
+    long getInlineWrites();
 
     /** @return zero-copy sends */
     long getZeroCopySends();

@@ -181,7 +181,10 @@ final class SocketOptions {
             return true;
         }
         ChannelOption<Object> twin = (ChannelOption<Object>) equivalent(option);
-        return twin != null && config.setOption(twin, value);
+        if (twin != null) {
+            return config.setOption(twin, value);
+        }
+        return ignoredNettyOption(option);
     }
 
     static final IntSockopt FREEBIND = new IntSockopt(IPPROTO_IP, SocketConstants.IP_FREEBIND, Boolean.class);
@@ -220,6 +223,42 @@ final class SocketOptions {
             return null;
         }
         return TWINS.get(name.substring(hash + 1));
+    }
+
+    /**
+     * What to use on Ringwire instead of the options of Netty's io_uring transport that have no twin here, by the
+     * option's name: what Netty's bootstrap would otherwise log is only "Unknown channel option", which says nothing
+     * of where to go.
+     */
+    private static final Map<String, String> NETTY_IO_URING_ONLY = Map.of(
+        "io.netty.channel.uring.IoUringChannelOption#IO_URING_BUFFER_GROUP_ID",
+        "Netty io_uring's IoUringChannelOption.IO_URING_BUFFER_GROUP_ID is ignored on Ringwire's channels: each "
+            + "Ringwire event loop receives into one shared buffer ring of its own, sized with "
+            + "RingwireIoHandlerConfig.builder().bufferRingEntries(n) and bufferSize(bytes) (or -Dringwire.bufferRingEntries "
+            + "and -Dringwire.bufferSize), so there is no group to choose. Said once.",
+        "io.netty.channel.uring.IoUringChannelOption#IO_URING_WRITE_ZERO_COPY_THRESHOLD",
+        "Netty io_uring's IoUringChannelOption.IO_URING_WRITE_ZERO_COPY_THRESHOLD is ignored on Ringwire's channels: "
+            + "use RingwireChannelOption.SEND_ZC_THRESHOLD (bytes; 0, the default, is off, where Netty's -1 is) on "
+            + "TCP connections, or -Dringwire.sendZcThreshold for all of them. Said once.");
+    /** The names of {@link #NETTY_IO_URING_ONLY}'s options already warned about in this JVM. */
+    private static final java.util.Set<String> WARNED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Takes an option of Netty's io_uring transport that Ringwire has no twin for, and ignores it with one warning per
+     * option and JVM (child options are set on every accepted connection) that says what to use instead.
+     *
+     * @return whether {@code option} was one of those
+     */
+    private static boolean ignoredNettyOption(ChannelOption<?> option) {
+        String advice = NETTY_IO_URING_ONLY.get(option.name());
+        if (advice == null) {
+            return false;
+        }
+        if (WARNED.add(option.name())) {
+            // made when needed, once per option: a warning this rare needs no logger of its own for the class's life
+            io.netty.util.internal.logging.InternalLoggerFactory.getInstance(SocketOptions.class).warn(advice);
+        }
+        return true;
     }
 
     /** @return IPV6_TCLASS on an IPv6 socket, IP_TOS on an IPv4 one */

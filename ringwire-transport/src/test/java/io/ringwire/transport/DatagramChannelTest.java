@@ -28,8 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What Ringwire's datagram channel promises beyond Netty's datagram tests (which run in the testsuite package):
- * many datagrams from one multishot RECVMSG, datagrams too big for their room reported and never delivered cut, and
- * sends that start at the buffer's readerIndex.
+ * many datagrams from one multishot RECVMSG, datagrams too big for their room reported and never delivered cut,
+ * sends that start at the buffer's readerIndex, and empty datagrams sent as such, in order with the others.
  */
 class DatagramChannelTest extends OneLoopTestBase {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
@@ -161,6 +161,54 @@ class DatagramChannelTest extends OneLoopTestBase {
             assertEquals(List.of(), List.copyOf(errors));
         } finally {
             rx.close().syncUninterruptibly();
+            tx.close().syncUninterruptibly();
+        }
+    }
+
+    /**
+     * Empty datagrams flushed between others, each a zero-length datagram of its own, as Netty's testsuite 4.2.20
+     * expects (testSendEmptyDatagramsInOneFlush): in one flush, as a direct buffer, a heap buffer (made direct by the
+     * channel), an empty composite (no NIO buffer at all) and the shared empty buffer, each one SENDMSG of one
+     * zero-length iovec; they arrive empty and in order, through the ring's multishot RECVMSG and through a receive
+     * into the allocator's buffer alike.
+     */
+    @Test
+    void emptyDatagramsFlushedBetweenOthersArriveEmptyAndInOrder() throws Exception {
+        BlockingQueue<byte[]> viaRing = new LinkedBlockingQueue<>();
+        BlockingQueue<byte[]> viaAllocator = new LinkedBlockingQueue<>();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        Channel ringRx = receiver(viaRing, errors, 0);
+        Channel directRx = receiver(viaAllocator, errors, 32 * 1024);
+        Channel tx = receiver(new LinkedBlockingQueue<>(), errors, 0);
+        try {
+            for (Channel rx : List.of(ringRx, directRx)) {
+                InetSocketAddress to = (InetSocketAddress) rx.localAddress();
+                List<io.netty.channel.ChannelFuture> writes = List.of(
+                    tx.write(new DatagramPacket(Unpooled.wrappedBuffer(pattern(5, 1)), to)),
+                    tx.write(new DatagramPacket(Unpooled.directBuffer(8), to)),
+                    tx.write(new DatagramPacket(Unpooled.wrappedBuffer(pattern(6, 2)), to)),
+                    tx.write(new DatagramPacket(Unpooled.buffer(8), to)),
+                    tx.write(new DatagramPacket(Unpooled.compositeBuffer(), to)),
+                    tx.write(new DatagramPacket(Unpooled.EMPTY_BUFFER, to)),
+                    tx.write(new DatagramPacket(Unpooled.wrappedBuffer(pattern(7, 3)), to)));
+                tx.flush();
+                for (io.netty.channel.ChannelFuture f : writes) {
+                    assertTrue(f.await(10, TimeUnit.SECONDS) && f.isSuccess(), () -> "sent: " + f.cause());
+                }
+            }
+            for (BlockingQueue<byte[]> received : List.of(viaRing, viaAllocator)) {
+                List<byte[]> expected = List.of(pattern(5, 1), new byte[0], pattern(6, 2), new byte[0], new byte[0],
+                    new byte[0], pattern(7, 3));
+                for (int i = 0; i < expected.size(); i++) {
+                    byte[] got = received.poll(10, TimeUnit.SECONDS);
+                    assertNotNull(got, "datagram " + i + " arrived");
+                    assertArrayEquals(expected.get(i), got, "datagram " + i + " as sent, in order");
+                }
+            }
+            assertEquals(List.of(), List.copyOf(errors));
+        } finally {
+            ringRx.close().syncUninterruptibly();
+            directRx.close().syncUninterruptibly();
             tx.close().syncUninterruptibly();
         }
     }

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -140,6 +141,50 @@ class DatagramClosingTest extends OneLoopTestBase {
             if (reused[0] != null) {
                 reused[0].release();
             }
+            sink.close().sync();
+        }
+    }
+
+    /**
+     * Datagrams flushed and the channel closed in the same task, an empty one among them: close sends them with
+     * sendmsg(2), one zero-length iovec for the empty one, which arrives empty, in order with the others.
+     */
+    @Test
+    void anEmptyDatagramFlushedThenClosedIsSentEmptyInOrder() throws Exception {
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        java.util.concurrent.BlockingQueue<byte[]> arrived = new java.util.concurrent.LinkedBlockingQueue<>();
+        Channel sink = new Bootstrap().group(group)
+            .channelFactory(() -> new RingwireDatagramChannel(InternetProtocolFamily.IPv4))
+            .handler(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    arrived.add(io.netty.buffer.ByteBufUtil.getBytes(((DatagramPacket) msg).content()));
+                    ReferenceCountUtil.release(msg);
+                }
+            }).bind(new InetSocketAddress(lo, 0)).sync().channel();
+        Channel ch = new Bootstrap().group(group)
+            .channelFactory(() -> new RingwireDatagramChannel(InternetProtocolFamily.IPv4))
+            .handler(new ChannelInboundHandlerAdapter())
+            .bind(new InetSocketAddress(lo, 0)).sync().channel();
+        try {
+            InetSocketAddress to = (InetSocketAddress) sink.localAddress();
+            List<ChannelFuture> writes = ch.eventLoop().submit(() -> {
+                List<ChannelFuture> w = List.of(
+                    ch.write(new DatagramPacket(Unpooled.wrappedBuffer(new byte[] {1, 2, 3}), to)),
+                    ch.write(new DatagramPacket(Unpooled.directBuffer(8), to)),
+                    ch.write(new DatagramPacket(Unpooled.wrappedBuffer(new byte[] {4, 5}), to)));
+                ch.flush();
+                ch.close();
+                return w;
+            }).get(10, TimeUnit.SECONDS);
+            for (ChannelFuture f : writes) {
+                assertTrue(f.await(10, TimeUnit.SECONDS) && f.isSuccess(), () -> "sent: " + f.cause());
+            }
+            assertArrayEquals(new byte[] {1, 2, 3}, arrived.poll(10, TimeUnit.SECONDS));
+            assertArrayEquals(new byte[0], arrived.poll(10, TimeUnit.SECONDS), "the empty datagram, in its place");
+            assertArrayEquals(new byte[] {4, 5}, arrived.poll(10, TimeUnit.SECONDS));
+            assertTrue(ch.closeFuture().await(10, TimeUnit.SECONDS));
+        } finally {
             sink.close().sync();
         }
     }

@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Ringwire's Unix domain datagram channel beyond Netty's unicast test: many datagrams through the buffer ring, whole
  * and in order; a datagram too big for its room reported, not cut; a sender that did not bind seen as the empty
- * path, and an answer to it refused with a clear error while the channel stays open; no descriptor left behind.
+ * path, and an answer to it refused with a clear error while the channel stays open; empty datagrams sent as such, in
+ * order with the others; no descriptor left behind.
  */
 class DomainDatagramChannelTest extends OneLoopTestBase {
     private record Received(DomainSocketAddress sender, byte[] bytes) { }
@@ -318,6 +319,85 @@ class DomainDatagramChannelTest extends OneLoopTestBase {
             free.close().syncUninterruptibly();
             full.close().syncUninterruptibly();
             smallSq.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /**
+     * Empty datagrams between others, in one flush: one linked chain of SENDMSGs, each empty one a zero-length iovec.
+     * They arrive empty and in order, first at a receiver with room, then at one whose loop is held, so that its
+     * queue (net.unix.max_dgram_qlen, which counts empty datagrams too) fills, a send of the chain meets EAGAIN and
+     * the rest go once there is room: none lost, none sent twice.
+     */
+    @Test
+    void emptyDatagramsFlushedBetweenOthersArriveEmptyAndInOrder() throws Exception {
+        BlockingQueue<Received> received = new LinkedBlockingQueue<>();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        DomainSocketAddress serverName = abstractName();
+        DomainSocketAddress clientName = abstractName();
+        Channel server = open(otherGroup, serverName, received, errors);
+        Channel client = open(clientName, new LinkedBlockingQueue<>(), errors);
+        CountDownLatch release = null;
+        try {
+            // the i-th datagram: every third one empty, in a direct, a heap or a composite buffer by turns
+            java.util.function.IntFunction<byte[]> bytes = i -> i % 3 == 1 ? new byte[0] : pattern(4 + i, i);
+            java.util.function.IntFunction<io.netty.buffer.ByteBuf> buffer = i -> switch (i % 9) {
+                case 1 -> Unpooled.directBuffer(16);
+                case 4 -> Unpooled.buffer(16);
+                case 7 -> Unpooled.compositeBuffer();
+                default -> Unpooled.wrappedBuffer(bytes.apply(i));
+            };
+            int first = 5;
+            List<io.netty.channel.ChannelFuture> writes = new java.util.ArrayList<>();
+            for (int i = 0; i < first; i++) {
+                writes.add(client.write(new DomainDatagramPacket(buffer.apply(i), serverName)));
+            }
+            client.flush();
+            for (int i = 0; i < first; i++) {
+                Received r = received.poll(10, TimeUnit.SECONDS);
+                assertNotNull(r, "datagram " + i + " arrived");
+                assertArrayEquals(bytes.apply(i), r.bytes(), "datagram " + i + " as sent, in order");
+                assertEquals(clientName, r.sender());
+            }
+            RingwireCounters counters = RingwireCounters.of(client.eventLoop());
+            long waitsBefore = client.eventLoop().submit(counters::sendWaits).get();
+            int queueLength = Integer.parseInt(java.nio.file.Files.readAllLines(
+                java.nio.file.Path.of("/proc/sys/net/unix/max_dgram_qlen")).get(0).trim());
+            int n = first + 60;
+            release = hold(server.eventLoop());
+            for (int i = first; i < n; i++) {
+                writes.add(client.write(new DomainDatagramPacket(buffer.apply(i), serverName)));
+            }
+            client.flush();
+            // the server is released once the client has met its full queue (however slow the machine)
+            for (int i = 0; i < 3000 && queueLength < n - first
+                && client.eventLoop().submit(counters::sendWaits).get() == waitsBefore; i++) {
+                Thread.sleep(10);
+            }
+            release.countDown();
+            for (int i = first; i < n; i++) {
+                Received r = received.poll(10, TimeUnit.SECONDS);
+                assertNotNull(r, "datagram " + i + " arrived");
+                assertArrayEquals(bytes.apply(i), r.bytes(), "datagram " + i + " as sent, in order");
+            }
+            for (io.netty.channel.ChannelFuture f : writes) {
+                assertTrue(f.await(10, TimeUnit.SECONDS) && f.isSuccess(), () -> "sent: " + f.cause());
+            }
+            if (queueLength < n - first) {
+                assertTrue(client.eventLoop().submit(counters::sendWaits).get() > waitsBefore,
+                    "the sends stopped at the full queue and waited for room");
+            }
+            // the channel's last datagram, after all the others: whatever was sent twice would arrive before it
+            client.writeAndFlush(new DomainDatagramPacket(Unpooled.wrappedBuffer(pattern(3, 999)), serverName)).sync();
+            Received last = received.poll(10, TimeUnit.SECONDS);
+            assertNotNull(last);
+            assertArrayEquals(pattern(3, 999), last.bytes(), "no datagram sent twice");
+            assertEquals(List.of(), List.copyOf(errors));
+        } finally {
+            if (release != null) {
+                release.countDown();
+            }
+            client.close().syncUninterruptibly();
+            server.close().syncUninterruptibly();
         }
     }
 }

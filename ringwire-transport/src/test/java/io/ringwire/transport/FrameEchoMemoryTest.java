@@ -79,12 +79,99 @@ class FrameEchoMemoryTest {
     @ParameterizedTest(name = "{0}-byte frames")
     @ValueSource(ints = {1024, 1500})
     void echoingFramesOfABulkStreamKeepsTheDecoderBounded(int frame) throws Exception {
+        echo(frame, false);
+    }
+
+    /**
+     * The same with socket buffers large enough that a bulk stream's echo is taken whole by the sendmsg(2) made when
+     * its read loop ends ({@link RingwireCounters#inlineWrites()}), which releases the frames before the next receive.
+     */
+    @ParameterizedTest(name = "{0}-byte frames, echoes written at once")
+    @ValueSource(ints = {1024, 1500})
+    void echoesWrittenAtOnceKeepTheDecoderBounded(int frame) throws Exception {
+        echo(frame, true);
+    }
+
+    /**
+     * A peer as fast as the lab's generator (every frame the same, the echo checked with a CRC instead of byte by
+     * byte), so that the inline writes are taken whole and the frames leave before the next receive: the decoder's
+     * cumulation must stay bounded (in the lab's single-stream it grew to 240-330 MiB before the last frame sent was
+     * held until that receive; this peer has not made it grow either way).
+     */
+    @ParameterizedTest(name = "{0}-byte frames, a fast peer")
+    @ValueSource(ints = {1028, 1500})
+    void aFastPeersEchoesWrittenAtOnceKeepTheDecoderBounded(int frame) throws Exception {
+        byte[] chunk = new byte[frame * 256];
+        for (int i = 0; i < chunk.length; i++) {
+            chunk[i] = streamByte(i % frame, frame);
+        }
+        long chunks = STREAM / chunk.length;
+        java.util.zip.CRC32 sent = new java.util.zip.CRC32();
+        for (long c = 0; c < chunks; c++) {
+            sent.update(chunk);
+        }
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
+        AtomicLong peakCumulation = new AtomicLong();
+        try {
+            Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new MeasuredDecoder(peakCumulation), new TrackingEcho(1));
+                    }
+                })
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+            try (Socket peer = new Socket(InetAddress.getLoopbackAddress(),
+                ((InetSocketAddress) server.localAddress()).getPort())) {
+                java.util.zip.CRC32 received = new java.util.zip.CRC32();
+                AtomicLong echoed = new AtomicLong();
+                Thread reader = Thread.ofPlatform().start(() -> {
+                    try (InputStream in = peer.getInputStream()) {
+                        byte[] buf = new byte[256 * 1024];
+                        long pos = 0;
+                        int n;
+                        while (pos < chunks * chunk.length && (n = in.read(buf)) > 0) {
+                            received.update(buf, 0, n);
+                            pos += n;
+                        }
+                        echoed.set(pos);
+                    } catch (Exception e) {
+                        echoed.set(-1);
+                    }
+                });
+                try (OutputStream out = peer.getOutputStream()) {
+                    for (long c = 0; c < chunks; c++) {
+                        out.write(chunk);
+                    }
+                    out.flush();
+                    reader.join(TimeUnit.SECONDS.toMillis(90));
+                }
+                assertEquals(chunks * chunk.length, echoed.get(), "every byte came back");
+                assertEquals(sent.getValue(), received.getValue(), "unchanged");
+                RingwireCounters counters = RingwireCounters.of(server.eventLoop());
+                long inline = server.eventLoop().submit(counters::inlineWrites).get();
+                assertTrue(inline > 0, counters::toString);
+                assertTrue(peakCumulation.get() < BOUND, () -> "the decoder's cumulation stayed under " + BOUND
+                    + " bytes: it reached " + peakCumulation.get());
+            } finally {
+                server.close().sync();
+            }
+        } finally {
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    private void echo(int frame, boolean largeSocketBuffers) throws Exception {
         long stream = STREAM / frame * frame;
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory());
         AtomicLong peakCumulation = new AtomicLong();
         TrackingEcho echo = new TrackingEcho(1);
         try {
-            Channel server = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class)
+            ServerBootstrap b = new ServerBootstrap().group(group).channel(RingwireServerSocketChannel.class);
+            if (largeSocketBuffers) {
+                b.childOption(io.netty.channel.ChannelOption.SO_SNDBUF, 4 << 20);
+            }
+            Channel server = b
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -93,8 +180,12 @@ class FrameEchoMemoryTest {
                     }
                 })
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
-            try (Socket peer = new Socket(InetAddress.getLoopbackAddress(),
-                ((InetSocketAddress) server.localAddress()).getPort())) {
+            try (Socket peer = new Socket()) {
+                if (largeSocketBuffers) {
+                    peer.setReceiveBufferSize(4 << 20);
+                }
+                peer.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                    ((InetSocketAddress) server.localAddress()).getPort()));
                 AtomicLong mismatches = new AtomicLong();
                 AtomicLong echoed = new AtomicLong();
                 Thread reader = Thread.ofPlatform().start(() -> {
@@ -128,6 +219,11 @@ class FrameEchoMemoryTest {
                 }
                 assertEquals(stream, echoed.get(), "every byte came back");
                 assertEquals(0, mismatches.get(), "in order, unchanged");
+                if (largeSocketBuffers) {
+                    RingwireCounters counters = RingwireCounters.of(server.eventLoop());
+                    long inline = server.eventLoop().submit(counters::inlineWrites).get();
+                    assertTrue(inline > 0, counters::toString);
+                }
                 assertTrue(peakCumulation.get() < BOUND, () -> "the decoder's cumulation stayed under " + BOUND
                     + " bytes while echoing a " + stream + "-byte stream: it reached " + peakCumulation.get());
             } finally {

@@ -6,6 +6,6 @@ public final class ZeroCopyHooks {
 
     /** @param keep whether a channel keeps sending zero-copy after a notification said the kernel copied */
     public static void keepZeroCopyWhenCopied(boolean keep) {
-        AbstractRingwireStreamChannel.keepZeroCopyWhenCopied = keep;
+        ZeroCopySends.keepWhenCopied = keep;
     }
 }

@@ -33,8 +33,8 @@ class ZeroCopySendTest extends OneLoopTestBase {
 
     @AfterEach
     void defaults() {
-        AbstractRingwireStreamChannel.keepZeroCopyWhenCopied = false;
-        AbstractRingwireStreamChannel.zeroCopyTestFlags = 0;
+        ZeroCopySends.keepWhenCopied = false;
+        ZeroCopySends.testFlags = 0;
     }
 
     private record Outcome(RingwireCounters before, RingwireCounters after, List<ByteBuf> written) { }
@@ -143,7 +143,7 @@ class ZeroCopySendTest extends OneLoopTestBase {
 
     @Test
     void keptOnEverySendIsZeroCopyAndEveryBufferWaitsForItsNotification() throws Exception {
-        AbstractRingwireStreamChannel.keepZeroCopyWhenCopied = true;
+        ZeroCopySends.keepWhenCopied = true;
         Outcome o = send(64, 1024);
         long zc = o.after().zeroCopySends - o.before().zeroCopySends;
         long writes = o.after().writes - o.before().writes;
@@ -162,7 +162,7 @@ class ZeroCopySendTest extends OneLoopTestBase {
 
     @Test
     void aZeroCopySendTheKernelRefusesGoesAgainWithACopy() throws Exception {
-        AbstractRingwireStreamChannel.zeroCopyTestFlags = (short) 0x4000; // no such IORING_SEND_ZC_* flag: EINVAL
+        ZeroCopySends.testFlags = (short) 0x4000; // no such IORING_SEND_ZC_* flag: EINVAL
         Outcome o = send(16, 1024);
         assertEquals(1, o.after().zeroCopyRefused - o.before().zeroCopyRefused, "refused once, then copied");
         assertEquals(1, o.after().zeroCopySends - o.before().zeroCopySends, "and not tried again on the channel");

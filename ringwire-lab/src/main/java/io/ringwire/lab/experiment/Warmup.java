@@ -6,15 +6,15 @@ import io.ringwire.lab.server.ProcessStats;
  * When a run's unmeasured warm-up is over: after at least {@code minSeconds}, as soon as the JIT compiler threads of
  * the server and of the lab itself (whose load generator shares its core with them) have gone quiet (under
  * {@value #QUIET_CORES} of a core in each {@value #SAMPLE_MILLIS} ms sample), and at
- * the latest after {@code maxSeconds}. Quiet means {@value #QUIET_SAMPLES} samples in a row: C2 works in bursts, and
- * one quiet half-second can fall between two of them. A fixed warm-up either wastes time or measures a server still
+ * the latest after {@code maxSeconds}. Quiet means {@value #QUIET_SAMPLES} samples in a row (three seconds): C2 works
+ * in bursts, and a quiet second can fall between two of them (rpc-backend's late uncommon traps came 1-2 s apart). A fixed warm-up either wastes time or measures a server still
  * compiling; on a one-core server the compiler threads take their CPU from the event loop, so a window opened too
  * early charges the server with more code to compile twice (its CPU and its lost rate).
  */
 final class Warmup {
     static final double QUIET_CORES = 0.05;
     static final long SAMPLE_MILLIS = 500;
-    static final int QUIET_SAMPLES = 2;
+    static final int QUIET_SAMPLES = 6;
 
     private final long start = System.nanoTime();
     private final long minEnd;

@@ -3,6 +3,7 @@ package io.ringwire.spring.boot;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ringwire.reactor.RingwireLoopResources;
+import io.ringwire.transport.BestTransport;
 import io.ringwire.transport.Ringwire;
 import io.ringwire.transport.RingwireIoHandlerConfig;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -29,9 +30,11 @@ import java.time.Duration;
  * application context, and Spring's own connection pool for such a factory. Reactor Netty clients made outside it
  * ({@code HttpClient.create()}, {@code WebClient.create()}) keep Netty's default transport.
  *
- * <p>{@code ringwire.enabled=false} turns it off. Where Ringwire cannot run (no io_uring, a kernel older than 6.0, a
- * seccomp profile that blocks it, {@code -Dringwire.disable=true}) the bean is the one Boot would have made, so the
- * application starts on Netty's default transport, and one line in the log says why. An application that declares a
+ * <p>{@code ringwire.enabled=false} turns it off. Where Ringwire cannot run (no io_uring, a kernel older than 6.1, a
+ * seccomp profile that blocks it, {@code -Dringwire.disable=true}), as {@code Ringwire.bestTransport()} decides, the
+ * bean is the one Boot would have made, so the application starts on Netty's default transport (Reactor Netty's own
+ * choice: epoll when {@code netty-transport-native-epoll} is on the class path, else NIO, the order of
+ * {@code Ringwire.bestTransport()}), and one line in the log says why. An application that declares a
  * {@code ReactorResourceFactory} of its own keeps it.
  */
 @AutoConfiguration(beforeName = {
@@ -54,11 +57,11 @@ public final class RingwireAutoConfiguration {
         // application, without spring-boot-reactor-netty, needs no class of it
         Binder.get(environment).bind("spring.reactor.netty.shutdown-quiet-period", Duration.class)
             .ifBound(factory::setShutdownQuietPeriod);
-        Throwable cause = Ringwire.unavailabilityCause();
-        if (cause != null) {
+        BestTransport best = Ringwire.bestTransport();
+        if (!best.isRingwire()) {
             // the factory Boot would have made: Reactor Netty's global resources on Netty's default transport
             logger.warn("Ringwire is unavailable, so Reactor Netty runs on Netty's default transport: {}",
-                cause.getMessage());
+                best.ringwireUnavailabilityCause().getMessage());
             return factory;
         }
         RingwireIoHandlerConfig config = properties.ioHandlerConfig(); // checked now, not when the server starts

@@ -1,6 +1,7 @@
 package io.ringwire.spring.boot;
 
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.ringwire.micrometer.RingwireMeterBinder;
 import io.ringwire.reactor.RingwireLoopResources;
 import io.ringwire.transport.Ringwire;
 import io.ringwire.transport.RingwireIoHandlerConfig;

@@ -5,6 +5,7 @@ import io.ringwire.reactor.RingwireLoopResources;
 import io.ringwire.spring.boot.Exchanges.Totals;
 import io.ringwire.spring.boot.app.EchoApplication;
 import io.ringwire.transport.Ringwire;
+import io.ringwire.transport.RingwireCounters;
 import io.ringwire.transport.RingwireServerSocketChannel;
 import io.ringwire.transport.RingwireSocketChannel;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -113,9 +115,21 @@ class RingwireWebFluxTest extends EchoApplicationTest {
         for (String meter : List.of("ringwire.loops", "ringwire.loop.enters", "ringwire.loop.sqes",
                 "ringwire.loop.sqes.per.enter", "ringwire.loop.recvs", "ringwire.loop.recv.bytes",
                 "ringwire.loop.writes", "ringwire.loop.write.bytes", "ringwire.loop.accepts",
-                "ringwire.loop.registrations")) {
+                "ringwire.loop.registrations", "ringwire.loop.sync.enters", "ringwire.loop.dry.ring.fallbacks",
+                "ringwire.loop.zero.copy.copied", "ringwire.loop.sendfile.bytes", "ringwire.loop.fixed.file.slots")) {
             assertTrue(names.contains(meter), () -> meter + " is not among " + names);
         }
+        // one meter per loop, tagged with the loop's thread name
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> tags =
+            (List<Map<String, Object>>) exchanges.actuator("/metrics/ringwire.loop.enters").get("availableTags");
+        Map<String, Object> loop = tags.stream().filter(t -> "loop".equals(t.get("tag"))).findFirst()
+            .orElseThrow(() -> new AssertionError("no loop tag: " + tags));
+        @SuppressWarnings("unchecked")
+        List<String> loopNames = (List<String>) loop.get("values");
+        List<String> live = RingwireCounters.all().stream().map(RingwireCounters::name).toList();
+        assertFalse(loopNames.isEmpty());
+        assertTrue(live.containsAll(loopNames), () -> loopNames + " are not all among the live loops " + live);
         assertTrue(measurement("ringwire.loop.enters") > 0);
         assertTrue(measurement("ringwire.loop.sqes.per.enter") > 0);
         assertTrue(measurement("ringwire.loop.accepts") > 0);

@@ -50,7 +50,9 @@ import java.util.List;
  * direct descriptors ({@link RingwireIoHandlerConfig#directDescriptors()}: connections in the loops' fixed-file
  * tables, no fd each) is paired with itself and with NIO both ways, and for Unix domain sockets with itself, where the
  * kernel has them; the lists of servers alone and of clients alone (for the tests whose other end is a plain socket)
- * have it too. Every class of the testsuite runs these pairings, TLS and traffic shaping included.
+ * have it too. Every class of the testsuite runs these pairings, TLS and traffic shaping included; SocketSslEchoTest
+ * runs its full matrix of TLS cases over Ringwire × Ringwire and a representative subset over the other pairings
+ * ({@link SslEchoCases}).
  */
 public final class RingwireSocketTestPermutation extends SocketTestPermutation {
     static final RingwireSocketTestPermutation INSTANCE = new RingwireSocketTestPermutation();
@@ -84,11 +86,24 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
     }
 
     /**
-     * As {@link #socket()}, but with direct descriptors only as both ends: for SocketSslEchoTest, whose 100-odd cases
-     * vary TLS settings over the same transport paths (each direct pairing costs it about a minute on 2 cores).
+     * As {@link #socket()}, but with direct descriptors only as both ends: for SocketSslEchoTest's representative
+     * cases (see {@link SslEchoCases}; each direct pairing with NIO would cost its 192 cases about a minute on 2 cores).
      */
     public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socketDirectWithItself() {
         return socket(false);
+    }
+
+    /**
+     * Ringwire × Ringwire over TCP, with fds and with direct descriptors where the kernel has them: the pairings
+     * SocketSslEchoTest runs every case over (see {@link SslEchoCases}).
+     */
+    public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socketRingwireWithItself() {
+        List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos =
+            withRingwire(List.of(fdServers().get(0)), List.of(fdClients().get(0)));
+        if (RINGWIRE_DIRECT_BOSS != null) {
+            combos.addAll(withRingwire(List.of(directServer()), List.of(directClient())));
+        }
+        return combos;
     }
 
     private List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket(boolean directWithNio) {
@@ -159,20 +174,44 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
     /** Unix domain stream sockets: Ringwire × Ringwire, and Ringwire with Netty epoll both ways. */
     public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> domainSocket() {
         List<BootstrapFactory<ServerBootstrap>> servers = new ArrayList<>();
-        servers.add(() -> new ServerBootstrap()
-            .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerDomainSocketChannel.class));
+        servers.add(ringwireDomainServer());
         List<BootstrapFactory<Bootstrap>> clients = new ArrayList<>();
-        clients.add(() -> new Bootstrap().group(RINGWIRE_WORKER).channel(RingwireDomainSocketChannel.class));
+        clients.add(ringwireDomainClient());
         if (epollGroup != null) {
             servers.add(() -> new ServerBootstrap().group(epollGroup).channel(EpollServerDomainSocketChannel.class));
             clients.add(() -> new Bootstrap().group(epollGroup).channel(EpollDomainSocketChannel.class));
         }
         List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos = withRingwire(servers, clients);
         if (RINGWIRE_DIRECT_BOSS != null) {
-            combos.addAll(withRingwire(List.of(directDomainServer()), List.of(() -> new Bootstrap()
-                .group(RINGWIRE_DIRECT_WORKER).channel(RingwireDomainSocketChannel.class))));
+            combos.addAll(withRingwire(List.of(directDomainServer()), List.of(directDomainClient())));
         }
         return combos;
+    }
+
+    /**
+     * Ringwire × Ringwire over Unix domain stream sockets, with fds and with direct descriptors where the kernel has
+     * them: the pairings SocketSslEchoTest runs every case over (see {@link SslEchoCases}).
+     */
+    public List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> domainSocketRingwireWithItself() {
+        List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos =
+            withRingwire(List.of(ringwireDomainServer()), List.of(ringwireDomainClient()));
+        if (RINGWIRE_DIRECT_BOSS != null) {
+            combos.addAll(withRingwire(List.of(directDomainServer()), List.of(directDomainClient())));
+        }
+        return combos;
+    }
+
+    private static BootstrapFactory<ServerBootstrap> ringwireDomainServer() {
+        return () -> new ServerBootstrap()
+            .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerDomainSocketChannel.class);
+    }
+
+    private static BootstrapFactory<Bootstrap> ringwireDomainClient() {
+        return () -> new Bootstrap().group(RINGWIRE_WORKER).channel(RingwireDomainSocketChannel.class);
+    }
+
+    private static BootstrapFactory<Bootstrap> directDomainClient() {
+        return () -> new Bootstrap().group(RINGWIRE_DIRECT_WORKER).channel(RingwireDomainSocketChannel.class);
     }
 
     /**
@@ -181,8 +220,7 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
      */
     public List<BootstrapFactory<ServerBootstrap>> domainServerSocket() {
         List<BootstrapFactory<ServerBootstrap>> servers = new ArrayList<>();
-        servers.add(() -> new ServerBootstrap()
-            .group(RINGWIRE_BOSS, RINGWIRE_WORKER).channel(RingwireServerDomainSocketChannel.class));
+        servers.add(ringwireDomainServer());
         if (RINGWIRE_DIRECT_BOSS != null) {
             servers.add(directDomainServer());
         }
