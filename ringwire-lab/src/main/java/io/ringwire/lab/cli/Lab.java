@@ -221,7 +221,7 @@ public final class Lab implements Callable<Integer> {
     static final double DEFAULT_HTTP_RATE = 30_000;
 
     /** The servers of {@code --quick}: Ringwire against Netty's two native transports. */
-    static final List<Competitor> QUICK_SERVERS = List.of(Competitor.RINGWIRE, Competitor.NETTY_IO_URING,
+    public static final List<Competitor> QUICK_SERVERS = List.of(Competitor.RINGWIRE, Competitor.NETTY_IO_URING,
         Competitor.NETTY_EPOLL);
 
     @Mixin
@@ -256,7 +256,7 @@ public final class Lab implements Callable<Integer> {
     }
 
     /** @return the default suite, or with --quick its first look */
-    List<Experiment> suite() {
+    public List<Experiment> suite() {
         if (quick) {
             Experiment.Settings s = common.servers == null ? common.settings(QUICK_SERVERS) : common.settings();
             return List.of(Workloads.echo(s, 500, 128, 1, DEFAULT_FIXED_RATE),

@@ -46,7 +46,7 @@ import static io.ringwire.uring.SocketConstants.TCP_NODELAY;
  */
 public final class CostModel {
     /** Batches measured. */
-    static final int[] BATCHES = {1, 2, 4, 8, 16, 32, 64};
+    public static final int[] BATCHES = {1, 2, 4, 8, 16, 32, 64};
     private static final long SYS_GETPPID = 110; // x86_64
 
     /**
@@ -120,22 +120,22 @@ public final class CostModel {
         }
 
         /** @return epoll's cost per operation */
-        double epoll() {
+        public double epoll() {
             return s + w;
         }
 
         /** @return the seed's io_uring cost per operation at batch n */
-        double seedModel(double n) {
+        public double seedModel(double n) {
             return (t + s) / n;
         }
 
         /** @return the per-operation reading: only the switch is shared by a batch */
-        double perOpModel(double n) {
+        public double perOpModel(double n) {
             return s / n + t;
         }
 
         /** @return the table, one line per batch, then one line per caveat */
-        String table() {
+        public String table() {
             StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
                 "s = %s (switch), w = %s (send/recv work, %d B), t = %s (io_uring per op at batch 1); "
                     + "epoll s + w = %s%n", ns(s), ns(w), size, ns(t), ns(epoll())));
@@ -153,7 +153,7 @@ public final class CostModel {
         }
 
         /** @return "123 ns", or "too noisy" for NaN */
-        static String ns(double v) {
+        public static String ns(double v) {
             return Double.isNaN(v) ? "too noisy" : String.format(Locale.ROOT, "%.0f ns", v);
         }
     }
@@ -203,13 +203,13 @@ public final class CostModel {
          * @param measuredRatio Ringwire's server CPU per message over netty-epoll's in that run (NaN when none ran)
          * @return the model next to the observation
          */
-        static Report of(Costs costs, String echoVariant, double observedN, double measuredRatio) {
+        public static Report of(Costs costs, String echoVariant, double observedN, double measuredRatio) {
             return new Report(costs, BATCHES.clone(), echoVariant, observedN, measuredRatio,
                 costs.seedModel(observedN) / costs.epoll(), costs.perOpModel(observedN) / costs.epoll());
         }
 
         /** @return the terminal text */
-        String text() {
+        public String text() {
             StringBuilder b = new StringBuilder("== cost-model (seed 002) ==\n").append(costs.table());
             if (!Double.isNaN(observedN)) {
                 b.append(String.format(Locale.ROOT, "echo %s: Ringwire submitted n = %.2f SQEs per enter; "

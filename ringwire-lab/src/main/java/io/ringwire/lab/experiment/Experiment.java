@@ -287,7 +287,7 @@ public final class Experiment {
     }
 
     /** @return the workload's name */
-    String workload() {
+    public String workload() {
         return workload;
     }
 
@@ -297,12 +297,12 @@ public final class Experiment {
     }
 
     /** @return servers, rounds, timing */
-    Settings settings() {
+    public Settings settings() {
         return settings;
     }
 
     /** @return the number of runs */
-    int runs() {
+    public int runs() {
         return settings.runs();
     }
 

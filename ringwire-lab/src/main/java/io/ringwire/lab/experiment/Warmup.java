@@ -11,7 +11,7 @@ import io.ringwire.lab.server.ProcessStats;
  * compiling; on a one-core server the compiler threads take their CPU from the event loop, so a window opened too
  * early charges the server with more code to compile twice (its CPU and its lost rate).
  */
-final class Warmup {
+public final class Warmup {
     static final double QUIET_CORES = 0.05;
     static final long SAMPLE_MILLIS = 500;
     static final int QUIET_SAMPLES = 6;
@@ -33,7 +33,7 @@ final class Warmup {
      * @param maxSeconds at most this long
      * @param pid        the server (JIT threads read from /proc); 0 to use only the time limits
      */
-    Warmup(double minSeconds, double maxSeconds, long pid) {
+    public Warmup(double minSeconds, double maxSeconds, long pid) {
         this.minEnd = start + (long) (minSeconds * 1e9);
         this.maxEnd = start + (long) (Math.max(minSeconds, maxSeconds) * 1e9);
         this.pid = pid;
@@ -43,7 +43,7 @@ final class Warmup {
     }
 
     /** @return whether the window may open now; cheap enough to call in a load generator's loop */
-    boolean over() {
+    public boolean over() {
         if (overAt != 0) {
             return true;
         }
@@ -80,7 +80,7 @@ final class Warmup {
     }
 
     /** @return seconds the warm-up lasted (so far, if not over): until the window opened */
-    double seconds() {
+    public double seconds() {
         return ((openedAt != 0 ? openedAt : overAt != 0 ? overAt : System.nanoTime()) - start) / 1e9;
     }
 }

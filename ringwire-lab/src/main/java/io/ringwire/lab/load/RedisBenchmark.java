@@ -56,7 +56,7 @@ public final class RedisBenchmark {
     }
 
     /** One line of redis-benchmark's CSV. */
-    record Csv(double rps, double p50Ms, double p99Ms, double maxMs, long errors) { }
+    public record Csv(double rps, double p50Ms, double p99Ms, double maxMs, long errors) { }
 
     private static Csv run(String program, int port, String command, int clients, int size, int requests)
         throws IOException, InterruptedException {
@@ -77,7 +77,7 @@ public final class RedisBenchmark {
      * @param command the test run, e.g. {@code set}
      * @return its line, or null if absent
      */
-    static Csv parse(String output, String command) {
+    public static Csv parse(String output, String command) {
         // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms",
         // "max_latency_ms": fields 1, 4, 6 and 7 are used
         String want = "\"" + command.toUpperCase(Locale.ROOT) + "\"";

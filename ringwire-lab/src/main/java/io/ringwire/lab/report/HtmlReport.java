@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
 /** The lab's report as one HTML file: inline CSS and SVG, no script, nothing fetched; it opens from disk. */
-final class HtmlReport {
+public final class HtmlReport {
     private HtmlReport() { }
 
     private static final String CSS = """
@@ -34,7 +34,7 @@ final class HtmlReport {
      * @param report what the lab found
      * @return the whole document
      */
-    static String render(LabReport report) {
+    public static String render(LabReport report) {
         StringBuilder b = new StringBuilder(64 * 1024);
         b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Ringwire lab report</title>")
             .append("<style>").append(CSS).append("</style></head><body>\n");

@@ -73,7 +73,7 @@ public record LabReport(String command, Map<String, String> machine, List<String
      * @param profiles every run's profile ({@code --profile}); empty for none
      * @return the report
      */
-    static LabReport of(String command, ServerJvm jvm, LoadGenerator.Engine generator, List<String> notes,
+    public static LabReport of(String command, ServerJvm jvm, LoadGenerator.Engine generator, List<String> notes,
                         List<RunResult> runs, CostModel.Report costModel, List<ConnectionCost> connectionCosts,
                         List<Profile> profiles) {
         List<Summary> summaries = Summary.of(runs);
@@ -283,7 +283,7 @@ public record LabReport(String command, Map<String, String> machine, List<String
      * @param echo  the echo summary with ringwire and netty-epoll rows, or null
      * @return the model next to the observation
      */
-    static CostModel.Report costModel(CostModel.Costs costs, Summary echo) {
+    public static CostModel.Report costModel(CostModel.Costs costs, Summary echo) {
         Summary.Row rw = echo == null ? null : echo.row(Competitor.RINGWIRE.label());
         Summary.Row ep = echo == null ? null : echo.row(Competitor.NETTY_EPOLL.label());
         return CostModel.Report.of(costs, echo == null ? "" : echo.variant(),

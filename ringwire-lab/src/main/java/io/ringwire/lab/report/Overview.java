@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
  *
  * @param entries one per experiment, in the order they ran
  */
-record Overview(List<Overview.Entry> entries) {
+public record Overview(List<Overview.Entry> entries) {
     /** Whom Ringwire is set against. */
     static final List<String> AGAINST = List.of(Competitor.NETTY_EPOLL.label(), Competitor.NETTY_IO_URING.label());
 
@@ -74,7 +74,7 @@ record Overview(List<Overview.Entry> entries) {
      * @param summaries every experiment's
      * @return the overview of them all
      */
-    static Overview of(List<Summary> summaries) {
+    public static Overview of(List<Summary> summaries) {
         return new Overview(summaries.stream().map(Overview::entry).toList());
     }
 
@@ -233,7 +233,7 @@ record Overview(List<Overview.Entry> entries) {
      * @param report the HTML report's path, or null
      * @return the terminal text, every line at most {@link #COLUMNS} wide
      */
-    String text(Path report) {
+    public String text(Path report) {
         StringBuilder b = new StringBuilder();
         int runs = entries.stream().mapToInt(Entry::runs).max().orElse(0);
         b.append(String.format(Locale.ROOT, "== summary: ringwire as a multiple of netty-epoll and netty-io_uring, "

@@ -337,7 +337,7 @@ public final class LabServer {
     }
 
     /** The response of the blocking HTTP servers: {@link HttpHelloServer}'s, byte for byte. */
-    static final byte[] HTTP_RESPONSE = ("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: "
+    public static final byte[] HTTP_RESPONSE = ("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: "
         + HttpHelloServer.BODY.length + "\r\n\r\n" + new String(HttpHelloServer.BODY, StandardCharsets.US_ASCII))
         .getBytes(StandardCharsets.US_ASCII);
 

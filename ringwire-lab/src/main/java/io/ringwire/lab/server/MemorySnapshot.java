@@ -73,7 +73,7 @@ public record MemorySnapshot(long heapBytes, Map<String, Long> nmtKiB, Map<Strin
      * @param nmt the text of {@code VM.native_memory summary}
      * @return committed KiB by category, spaces in names turned into underscores
      */
-    static Map<String, Long> parseNmt(String nmt) {
+    public static Map<String, Long> parseNmt(String nmt) {
         Map<String, Long> out = new LinkedHashMap<>();
         Matcher m = NMT_LINE.matcher(nmt);
         while (m.find()) {
@@ -83,7 +83,7 @@ public record MemorySnapshot(long heapBytes, Map<String, Long> nmtKiB, Map<Strin
     }
 
     /** @return the {@code MEMORY ...} line the server prints */
-    String line() {
+    public String line() {
         StringBuilder b = new StringBuilder("MEMORY heap=").append(heapBytes);
         nmtKiB.forEach((k, v) -> b.append(" nmt.").append(k).append('=').append(v));
         classes.forEach((k, v) -> b.append(" class.").append(k).append('=').append(v[0]).append('/').append(v[1]));
@@ -95,7 +95,7 @@ public record MemorySnapshot(long heapBytes, Map<String, Long> nmtKiB, Map<Strin
      * @param rssKiB the server's resident set, read by the lab as the line arrived
      * @return the snapshot
      */
-    static MemorySnapshot parse(String line, long rssKiB) {
+    public static MemorySnapshot parse(String line, long rssKiB) {
         long heap = 0;
         Map<String, Long> nmt = new LinkedHashMap<>();
         Map<String, long[]> classes = new LinkedHashMap<>();

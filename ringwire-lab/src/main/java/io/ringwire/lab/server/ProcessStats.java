@@ -55,7 +55,7 @@ public final class ProcessStats {
      * @param stat the text of /proc/PID/stat
      * @return utime + stime + cutime + cstime in ticks (fields 14 to 17)
      */
-    static long parseCpuTicksWithChildren(String stat) {
+    public static long parseCpuTicksWithChildren(String stat) {
         return parseCpuTicks(stat) + parseEndedChildrenCpuTicks(stat);
     }
 
@@ -110,7 +110,7 @@ public final class ProcessStats {
      * @param stat the text of /proc/PID/stat
      * @return utime + stime in ticks (fields 14 and 15, counted after the parenthesised command name)
      */
-    static long parseCpuTicks(String stat) {
+    public static long parseCpuTicks(String stat) {
         String[] f = statFields(stat);
         return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
@@ -150,7 +150,7 @@ public final class ProcessStats {
     }
 
     /** @return {voluntary_ctxt_switches, nonvoluntary_ctxt_switches} of a status file's lines (0 where absent) */
-    static long[] parseContextSwitches(List<String> status) {
+    public static long[] parseContextSwitches(List<String> status) {
         long[] v = new long[2];
         for (String line : status) {
             if (line.startsWith("voluntary_ctxt_switches:")) {
@@ -280,7 +280,7 @@ public final class ProcessStats {
     }
 
     /** @return user + nice + system + irq + softirq ticks of the aggregate {@code cpu} line of /proc/stat */
-    static long parseMachineBusyTicks(String stat) {
+    public static long parseMachineBusyTicks(String stat) {
         for (String line : stat.lines().toList()) {
             if (line.startsWith("cpu ")) {
                 String[] f = line.trim().split("\\s+");

@@ -55,7 +55,7 @@ public final class Profiling {
      * @return where the jar keeps the library for this OS and architecture
      * @throws IllegalStateException if it has none
      */
-    static String resource(String os, String arch) {
+    public static String resource(String os, String arch) {
         if (os != null && os.toLowerCase(Locale.ROOT).startsWith("linux")) {
             switch (arch == null ? "" : arch) {
                 case "amd64", "x86_64" -> {
@@ -99,7 +99,7 @@ public final class Profiling {
     }
 
     /** @return {@code s} in lower-case letters, digits, dashes and underscores (× and spaces become dashes) */
-    static String slug(String s) {
+    public static String slug(String s) {
         String x = s.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]+", "-");
         return x.replaceAll("^-+|-+$", "");
     }

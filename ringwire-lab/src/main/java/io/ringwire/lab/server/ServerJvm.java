@@ -19,7 +19,7 @@ public record ServerJvm(boolean nettyUnsafe) {
     public static final ServerJvm DEFAULT = new ServerJvm(true);
 
     /** @return the flags, before the class path */
-    List<String> flags() {
+    public List<String> flags() {
         List<String> f = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g",
             "-XX:+UseG1GC",
             // NMT summary: the server reports what it committed outside the Java heap (the same small cost for all)

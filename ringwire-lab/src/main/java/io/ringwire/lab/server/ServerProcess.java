@@ -188,7 +188,7 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     /** @return the {@code name=port} pairs after a READY line's port */
-    static Map<String, Integer> otherPorts(String readyLine) {
+    public static Map<String, Integer> otherPorts(String readyLine) {
         Map<String, Integer> ports = new java.util.LinkedHashMap<>();
         String[] words = readyLine.trim().split("\\s+");
         for (int i = 2; i < words.length; i++) {

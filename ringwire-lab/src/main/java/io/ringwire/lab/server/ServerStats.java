@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
  * clock) and the peak RSS the lab reads from outside. {@code PROFILE-START}, {@code PROFILE-STOP} and
  * {@code PROFILE-DUMP} drive async-profiler for {@code --profile} ({@link ServerProfiler}).
  */
-final class ServerStats {
+public final class ServerStats {
     private static final long SAMPLE_MILLIS = 10;
 
     private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
@@ -176,7 +176,7 @@ final class ServerStats {
      * @param nmt the text of {@code VM.native_memory summary}
      * @return total committed minus the Java heap's committed, KiB, or NaN if the text has neither
      */
-    static double parseNonHeapKiB(String nmt) {
+    public static double parseNonHeapKiB(String nmt) {
         java.util.regex.Matcher total = java.util.regex.Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB")
             .matcher(nmt);
         java.util.regex.Matcher heap = java.util.regex.Pattern.compile(
@@ -213,7 +213,7 @@ final class ServerStats {
      * @param gcHeapInfo the text of {@code GC.heap_info}
      * @return the lowest and highest address its spaces name ({@code [start, ..., end)}), or null if none
      */
-    static long[] parseHeapRange(String gcHeapInfo) {
+    public static long[] parseHeapRange(String gcHeapInfo) {
         java.util.regex.Matcher m = HEAP_SPAN.matcher(gcHeapInfo);
         long lo = Long.MAX_VALUE;
         long hi = Long.MIN_VALUE;
@@ -233,7 +233,7 @@ final class ServerStats {
      * @param heapEnd   first address past it
      * @return the Rss of the mappings that do not lie within the heap, KiB
      */
-    static long rssOutsideKiB(List<String> smaps, long heapStart, long heapEnd) {
+    public static long rssOutsideKiB(List<String> smaps, long heapStart, long heapEnd) {
         long outside = 0;
         boolean inHeap = false;
         for (String line : smaps) {
@@ -313,7 +313,7 @@ final class ServerStats {
      * @param line a {@code STATS k=v ...} line
      * @return its values by name
      */
-    static Map<String, Double> parse(String line) {
+    public static Map<String, Double> parse(String line) {
         Map<String, Double> m = new LinkedHashMap<>();
         for (String kv : line.substring(line.indexOf(' ') + 1).trim().split(" ")) {
             int eq = kv.indexOf('=');

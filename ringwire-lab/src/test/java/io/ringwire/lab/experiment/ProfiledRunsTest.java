@@ -1,5 +1,7 @@
 package io.ringwire.lab.experiment;
 
+import io.ringwire.lab.report.ProfileTableTest;
+import io.ringwire.lab.report.SummaryTest;
 import io.ringwire.lab.load.LoadGenerator;
 import io.ringwire.lab.report.Compare;
 import io.ringwire.lab.report.HtmlReport;

@@ -1,5 +1,6 @@
 package io.ringwire.lab.experiment;
 
+import io.ringwire.lab.report.SummaryTest;
 import io.ringwire.lab.server.Competitor;
 import io.ringwire.lab.results.RunResult;
 import org.junit.jupiter.api.Test;
@@ -13,12 +14,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The lab's run lines: which run each is, what it measured, on one line. */
-class ProgressTest {
+public class ProgressTest {
     /** The terminal width the lab's default output is written for. */
-    static final int COLUMNS = 120;
+    public static final int COLUMNS = 120;
 
     /** Asserts that every line of {@code text} fits in {@link #COLUMNS}. */
-    static void assertFits(String text) {
+    public static void assertFits(String text) {
         for (String line : text.lines().toList()) {
             assertTrue(line.codePointCount(0, line.length()) <= COLUMNS,
                 () -> line.length() + " columns: " + line + "\n" + text);

@@ -1,5 +1,6 @@
 package io.ringwire.lab.report;
 
+import io.ringwire.lab.experiment.ProgressTest;
 import io.ringwire.lab.cli.Lab;
 import io.ringwire.lab.experiment.Experiment;
 import io.ringwire.lab.experiment.Workloads;

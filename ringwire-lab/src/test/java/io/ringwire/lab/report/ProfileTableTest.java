@@ -1,5 +1,6 @@
 package io.ringwire.lab.report;
 
+import io.ringwire.lab.experiment.ProgressTest;
 import io.ringwire.lab.results.Profile;
 import io.ringwire.lab.results.ProfileLayer;
 import org.junit.jupiter.api.Test;
@@ -11,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code --profile}'s table: collapsed stacks read into layers, pooled per server, and set side by side. */
-class ProfileTableTest {
+public class ProfileTableTest {
     private static final String LOOP = "java/lang/Thread.run;io/ringwire/transport/RingwireIoHandler.run";
     private static final String TCP = LOOP + ";syscall;entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];"
         + "__x64_sys_io_uring_enter_[k];io_submit_sqes_[k];io_send_[k];tcp_sendmsg_locked_[k]";
@@ -21,7 +22,7 @@ class ProfileTableTest {
     private static final String HANDLER = ";io/netty/channel/AbstractChannelHandlerContext.invokeChannelRead;"
         + "io/ringwire/examples/EchoServerHandler.channelRead";
 
-    static Profile profile(String server, int round, double cpuUsPerMsg, String... lines) {
+    public static Profile profile(String server, int round, double cpuUsPerMsg, String... lines) {
         return Profile.of("rpc-backend", "32 conns × 1000 streams × 32 msgs × 128 B", server, round, "cpu-clock",
             "profiles/x.html", "profiles/x.collapsed", cpuUsPerMsg, List.of(lines));
     }

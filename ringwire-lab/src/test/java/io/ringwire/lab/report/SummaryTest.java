@@ -1,5 +1,6 @@
 package io.ringwire.lab.report;
 
+import io.ringwire.lab.load.RedisBenchmark;
 import io.ringwire.lab.experiment.Experiment;
 import io.ringwire.lab.experiment.Warmup;
 import io.ringwire.lab.load.LoadGenerator;
@@ -18,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The result maths: medians, ranges, ratios to netty-epoll, verdicts; /proc parsing. */
-class SummaryTest {
+public class SummaryTest {
     static RunResult run(String workload, String server, int round, double rate, double cpuUsPerMsg, double heap,
                          long mismatches) {
         double nan = Double.NaN;
@@ -31,7 +32,7 @@ class SummaryTest {
      * A run of experiment {@code e}; {@code cores} is both the server's and the generator's (saturated at ≥ 0.9),
      * {@code lagUs} the open loop's p99 lateness, {@code foreign} the other processes' cores.
      */
-    static RunResult run(Experiment e, String server, int round, double rate, double cpu, double cores,
+    public static RunResult run(Experiment e, String server, int round, double rate, double cpu, double cores,
                          double lagUs, double foreign, long mismatches, long starved) {
         double nan = Double.NaN;
         boolean open = e.variant().contains("msgs/s");

@@ -1,5 +1,7 @@
 package io.ringwire.lab.server;
 
+import io.ringwire.lab.experiment.Workloads;
+import io.ringwire.lab.experiment.Experiment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
