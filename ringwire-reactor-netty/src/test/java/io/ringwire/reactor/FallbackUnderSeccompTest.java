@@ -1,5 +1,7 @@
 package io.ringwire.reactor;
 
+import io.ringwire.transport.fallback.SeccompChild;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -38,6 +38,7 @@ class VersionsTest {
         Map.entry("reactor netty", "reactor-netty.version"),
         Map.entry("vert.x", "vertx.version"),
         Map.entry("vertx-core", "vertx.version"),
+        Map.entry("lettuce-core", "lettuce.version"),
         Map.entry("spring boot", "spring-boot.version"),
         Map.entry("micronaut", "micronaut.platform.version"),
         Map.entry("micronaut-http-server-netty", "micronaut.core.version"));

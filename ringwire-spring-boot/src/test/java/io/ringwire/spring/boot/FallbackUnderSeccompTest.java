@@ -1,5 +1,7 @@
 package io.ringwire.spring.boot;
 
+import io.ringwire.transport.fallback.SeccompChild;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -13,19 +13,19 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
- * Runs a main class of this module's tests in a child JVM under the repository's seccomp launcher
+ * Runs a main class of the calling module's tests in a child JVM under the repository's seccomp launcher
  * ({@code seccomp/testing/SeccompLauncher.java}), which filters io_uring's system calls as a Docker seccomp profile
  * decides them, before the child JVM starts: {@code seccomp/testing/moby-default.json} (Docker's default, which
  * refuses them with EPERM) or {@code seccomp/docker-default-io_uring.json} (the profile Ringwire ships).
  */
-final class SeccompChild {
-    static final String MOBY_DEFAULT = "seccomp/testing/moby-default.json";
-    static final String SHIPPED = "seccomp/docker-default-io_uring.json";
+public final class SeccompChild {
+    public static final String MOBY_DEFAULT = "seccomp/testing/moby-default.json";
+    public static final String SHIPPED = "seccomp/docker-default-io_uring.json";
 
     /** What the child printed and how it ended. */
-    record Result(int exitCode, String out) {
+    public record Result(int exitCode, String out) {
         /** @return the value of the child's line {@code key=value}, or {@code null} */
-        String get(String key) {
+        public String get(String key) {
             return out.lines().filter(l -> l.startsWith(key + "=")).map(l -> l.substring(key.length() + 1))
                 .findFirst().orElse(null);
         }
@@ -34,7 +34,7 @@ final class SeccompChild {
     private SeccompChild() { }
 
     /** The repository's root: the first directory up from the module's that has the seccomp launcher. */
-    static Path root() {
+    public static Path root() {
         for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
             if (Files.exists(p.resolve("seccomp/testing/SeccompLauncher.java"))) {
                 return p;
@@ -49,7 +49,7 @@ final class SeccompChild {
      * @param mainClass the child's main class
      * @param args      its arguments
      */
-    static Result run(String profile, Predicate<String> keepOnPath, Class<?> mainClass, String... args)
+    public static Result run(String profile, Predicate<String> keepOnPath, Class<?> mainClass, String... args)
         throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // surefire runs the tests from a manifest-only jar; the entries themselves are in this property
