@@ -16,6 +16,7 @@ import io.ringwire.lab.server.ServerJvm;
 import io.ringwire.lab.server.ServerProcess;
 import io.ringwire.lab.soak.Soak;
 import io.ringwire.lab.results.RunResult;
+import io.ringwire.lab.results.Sources;
 import io.ringwire.uring.Probe;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -30,20 +31,22 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
- * {@code ./ringwire lab}: the seeds' experiments on this machine, every server side by side, a verdict per workload,
- * {@code results.json} and a self-contained {@code report.html}.
+ * {@code ./ringwire lab}: the published experiments Ringwire comes from ({@link Sources}) on this machine, every
+ * server side by side, a verdict per workload, {@code results.json} and a self-contained {@code report.html}.
  */
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
         Lab.UdpEcho.class, Lab.Quic.class, Lab.TlsEcho.class, Lab.DomainEcho.class, Lab.Files.class, Lab.Conns.class,
         Lab.Redis.class, Lab.Http.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
         Lab.CompareCommand.class, Lab.SoakCommand.class, Sweep.class},
-    description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
+    description = {"Ringwire's lab: the published experiments Ringwire comes from (README.md, \"Where Ringwire comes "
+            + "from\"), every I/O model side by side, on this machine.",
         "",
         "Servers (each in its own JVM, the same handler on each): ringwire, netty-io_uring, netty-epoll, netty-nio "
             + "(one event-loop thread unless --threads), blocking-platform and blocking-virtual (a thread per "
-            + "connection, seed 004). Asked for by name, for echo and the frame workloads: c-io_uring and c-epoll, the "
-            + "lab's C reference servers (the floor; 'sweep' runs them by default).",
+            + "connection: the baseline of " + Sources.TYMA_CITED + "). Asked for by name, for echo and the frame "
+            + "workloads: c-io_uring and c-epoll, the lab's C reference servers (the floor; 'sweep' runs them by "
+            + "default).",
         "",
         "Without a subcommand it runs the default suite (about 7.5 minutes on 2 cores): echo 500 conns × 128 B at a "
             + "fixed 20k msgs/s (open loop: every server does the same work, so CPU per message and latency compare "
@@ -371,10 +374,12 @@ public final class Lab implements Callable<Integer> {
 
     @Command(name = "echo", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         sortOptions = false,
-        description = {"Seed 001: connections echo messages; closed loop (each keeps --depth in flight) or, with "
-            + "--rate, open loop at a fixed rate with latency from the scheduled send (no coordinated omission).",
+        description = {"Echo as in " + Sources.NETTY + ": connections echo messages; closed loop (each keeps --depth "
+            + "in flight) or, with --rate, open loop at a fixed rate with latency from the scheduled send (no "
+            + "coordinated omission).",
             "Lists in --conns and --size make sweeps (every size × every connection count), e.g. "
-                + "--conns 1,100,1000,10000 --size 64,1024,16384,65536."})
+                + "--conns 1,100,1000,10000 --size 64,1024,16384,65536.",
+            "Source: " + Sources.NETTY_CITED + ", which echoed 128-byte messages over 500 connections."})
     static final class Echo extends WorkloadCommand {
         @Option(names = "--conns", split = ",", defaultValue = "500", description = "connections, or a list "
             + "(default: ${DEFAULT-VALUE})")
@@ -402,11 +407,12 @@ public final class Lab implements Callable<Integer> {
 
     @Command(name = "rpc-backend", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         sortOptions = false,
-        description = {"Seed 000's backend: a few dozen connections, each multiplexing many concurrent finite "
-            + "streams; a stream sends its next message when the previous answer returns, and a finished stream is "
-            + "replaced by a new one (closed loop).",
+        description = {"The back end of " + Sources.RSOCKET + ": a few dozen connections, each multiplexing many "
+            + "concurrent finite streams; a stream sends its next message when the previous answer returns, and a "
+            + "finished stream is replaced by a new one (closed loop).",
             "Framing: [4-byte length][4-byte stream][4-byte sequence][payload], echoed frame by frame "
-                + "(LengthFieldBasedFrameDecoder on the Netty servers)."})
+                + "(LengthFieldBasedFrameDecoder on the Netty servers).",
+            "Source: " + Sources.RSOCKET_CITED + "."})
     static final class RpcBackend extends WorkloadCommand {
         @Option(names = "--conns", defaultValue = "32", description = "connections (default: ${DEFAULT-VALUE})")
         int conns;
@@ -436,9 +442,11 @@ public final class Lab implements Callable<Integer> {
 
     @Command(name = "rpc-frontend", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         sortOptions = false,
-        description = {"Seed 000's frontend: thousands of connections with long-lived streams, messages sent at a "
-            + "fixed total rate (open loop), optionally in batches per connection. The figure that matters is the "
-            + "server's CPU at that fixed offered load, as in the seed; latency runs from the scheduled send."})
+        description = {"The front end of " + Sources.RSOCKET + ": thousands of connections with long-lived streams, "
+            + "messages sent at a fixed total rate (open loop), optionally in batches per connection. The figure that "
+            + "matters is the server's CPU at that fixed offered load, as in the evaluation; latency runs from the "
+            + "scheduled send.",
+            "Source: " + Sources.RSOCKET_CITED + "."})
     static final class RpcFrontend extends WorkloadCommand {
         @Option(names = "--conns", defaultValue = "2000", description = "connections (default: ${DEFAULT-VALUE})")
         int conns;
@@ -452,7 +460,7 @@ public final class Lab implements Callable<Integer> {
         double rate;
 
         @Option(names = "--batch", defaultValue = "1", description = "messages a connection sends at once "
-            + "(seed 000's periodic batches: 10) (default: ${DEFAULT-VALUE})")
+            + "(the RSocket evaluation's periodic batches: 10) (default: ${DEFAULT-VALUE})")
         int batch;
 
         @Option(names = "--size", defaultValue = "128", description = "bytes per frame (default: ${DEFAULT-VALUE})")
@@ -467,9 +475,10 @@ public final class Lab implements Callable<Integer> {
 
     @Command(name = "single-stream", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         sortOptions = false,
-        description = {"Seed 000's single stream: one connection, a flood of frames with a large window of "
-            + "messages in flight; throughput, and the server's peak heap, pooled direct memory and GC (the seed "
-            + "saw 3.7 GB of heap against epoll's 35 MB)."})
+        description = {"The single stream of " + Sources.RSOCKET + ": one connection, a flood of frames with a large "
+            + "window of messages in flight; throughput, and the server's peak heap, pooled direct memory and GC (the "
+            + "evaluation saw 3.7 GB of heap on Netty's incubator io_uring against epoll's 35 MB).",
+            "Source: " + Sources.RSOCKET_CITED + "."})
     static final class SingleStream extends WorkloadCommand {
         @Option(names = "--size", defaultValue = "1024", description = "bytes per frame (default: ${DEFAULT-VALUE})")
         int size;
@@ -606,18 +615,20 @@ public final class Lab implements Callable<Integer> {
 
     @Command(name = "conns", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         sortOptions = false,
-        description = {"Seed 000's front-end at scale: N mostly idle connections, each sending one small "
-            + "message every --interval seconds (open loop), on every server. Besides CPU at that load and latency, "
-            + "each server's memory per connection: live heap after a full GC and memory committed outside the heap "
-            + "(Native Memory Tracking), with the connections open minus before them (after a short priming load), "
-            + "split into the transport's own classes, the rest of Netty, and the JDK's; and the set-up rate.",
+        description = {"The front end of " + Sources.RSOCKET + " at scale: N mostly idle connections, each sending "
+            + "one small message every --interval seconds (open loop), on every server. Besides CPU at that load and "
+            + "latency, each server's memory per connection: live heap after a full GC and memory committed outside "
+            + "the heap (Native Memory Tracking), with the connections open minus before them (after a short priming "
+            + "load), split into the transport's own classes, the rest of Netty, and the JDK's; and the set-up rate.",
             "Above 4,096 connections the load generator connects from 127.0.0.1, 127.0.0.2, ... (4,096 each). The "
                 + "lab raises its open-file limit (and so the servers') where it may; blocking-platform is left out "
                 + "when a thread per connection would pass the kernel's thread or pid limit.",
             "ringwire-direct (Ringwire with direct descriptors: no fd per connection) runs at every count, on as "
                 + "many event loops as its fixed-file tables need (each holds as many as the open-file limit); a "
                 + "server that needs an fd per connection runs at most as many as the limit allows, and its row says "
-                + "so. Beyond the limit the load generator holds its connections in direct descriptors too."})
+                + "so. Beyond the limit the load generator holds its connections in direct descriptors too.",
+            "Source: " + Sources.RSOCKET_CITED + ", whose front end sent a message every 10 to 100 s on each of "
+                + "thousands of connections."})
     static final class Conns extends WorkloadCommand {
         @Option(names = "--conns", split = ",", defaultValue = "1000,10000", description = "connections, a list "
             + "(default: ${DEFAULT-VALUE}); up to 100000 and more where the limits allow")
@@ -627,8 +638,8 @@ public final class Lab implements Callable<Integer> {
         int size;
 
         @Option(names = "--interval", defaultValue = "30", description = "seconds between one connection's "
-            + "messages; seed 000's front-end: 10 to 100. The measured window is one interval unless --seconds "
-            + "says otherwise (default: ${DEFAULT-VALUE})")
+            + "messages; the RSocket evaluation's front end: 10 to 100. The measured window is one interval unless "
+            + "--seconds says otherwise (default: ${DEFAULT-VALUE})")
         double interval;
 
         @Override
@@ -643,9 +654,11 @@ public final class Lab implements Callable<Integer> {
 
     @Command(name = "redis", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         sortOptions = false,
-        description = {"Seed 003: the real redis-benchmark (Debian redis-tools; installed with apt-get when run as "
-            + "root, else this workload is skipped with a note) against a SET/GET server on each transport: "
-            + "Netty's redis codec on the Netty servers, a small RESP reader on the blocking ones."})
+        description = {"As in " + Sources.CRITIQUE + ": the real redis-benchmark (Debian redis-tools; installed with "
+            + "apt-get when run as root, else this workload is skipped with a note) against a SET/GET server on each "
+            + "transport: Netty's redis codec on the Netty servers, a small RESP reader on the blocking ones.",
+            "Source: " + Sources.CRITIQUE_CITED + ", which ran redis-benchmark SET with 1 KiB values and 10 and "
+                + "50 clients against Netty's redis codec."})
     static final class Redis extends WorkloadCommand {
         @Option(names = "--clients", split = ",", defaultValue = "10,50", description = "redis-benchmark "
             + "connections, a list (default: ${DEFAULT-VALUE})")
@@ -699,10 +712,13 @@ public final class Lab implements Callable<Integer> {
 
     @Command(name = "cost-model", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         sortOptions = false,
-        description = {"Seed 002: measures s (user/kernel switch), w (kernel send/recv work) and t (io_uring's "
-            + "per-operation cost at batch 1) on this machine, the cost per send at batch n = 1..64, then runs echo "
-            + "500 × 128 B on ringwire and netty-epoll and prints the model's prediction (from Ringwire's observed n, "
-            + "SQEs per enter) next to the measured CPU ratio."})
+        description = {"Measures " + Sources.COST_MODEL + "'s s "
+            + "(user/kernel switch), w (kernel send/recv work) and t (io_uring's per-operation cost at batch 1) on "
+            + "this machine, the cost per send at batch n = 1..64, then runs echo 500 × 128 B on ringwire and "
+            + "netty-epoll and prints the model's prediction (from Ringwire's observed n, SQEs per enter) next to the "
+            + "measured CPU ratio.",
+            "Source: " + Sources.COST_MODEL_CITED + ": s + w per send or receive for epoll, (t + s) / n for "
+                + "io_uring."})
     static final class CostModelCommand extends WorkloadCommand {
         @Override
         public Integer call() throws Exception {

@@ -13,9 +13,10 @@ import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
 /**
- * What one server's connections cost it in memory, from one run of the conns workload (seed 000's front end at scale): the difference
- * between a snapshot with every connection open and one taken before any (after a short priming load, so classes,
- * JIT and pools are already there), divided by the connections; and how fast they were set up. The kernel's memory
+ * What one server's connections cost it in memory, from one run of the conns workload (the RSocket evaluation's front
+ * end at scale): the difference between a snapshot with every connection open and one taken before any (after a
+ * short priming load, so classes, JIT and pools are already there), divided by the connections; and how fast they
+ * were set up. The kernel's memory
  * for the connections is apart ({@code kernelPerConn}): it is not the process's, and the machine's counts both ends.
  *
  * @param variant          the workload's parameters

@@ -1,5 +1,6 @@
 package io.ringwire.lab.cost;
 
+import io.ringwire.lab.results.Sources;
 import io.ringwire.uring.CompletionHandler;
 import io.ringwire.uring.IoUring;
 import io.ringwire.uring.Libc;
@@ -25,9 +26,10 @@ import static io.ringwire.uring.SocketConstants.SOCK_STREAM;
 import static io.ringwire.uring.SocketConstants.TCP_NODELAY;
 
 /**
- * Seed 002's cost model, measured on this machine: epoll pays {@code s + w} per send or receive, io_uring pays
- * {@code (t + s) / n} in the seed's words, where s is the user/kernel switch, w the kernel's send/recv work, t
- * io_uring's cost per operation at batch 1 (work included) and n the operations per {@code io_uring_enter}.
+ * The OpenAnolis cost model ({@link Sources#COST_MODEL_CITED}), measured on this machine: epoll pays {@code s + w}
+ * per send or receive, io_uring pays {@code (t + s) / n} in the model's words, where s is the user/kernel switch, w
+ * the kernel's send/recv work, t io_uring's cost per operation at batch 1 (work included) and n the operations per
+ * {@code io_uring_enter}.
  *
  * <p>Everything here goes through the same FFM downcall as the transport, on a loopback TCP connection, timed with a
  * {@link System#nanoTime()} pair around each system call (the pair's own cost is measured and taken off), and
@@ -41,8 +43,8 @@ import static io.ringwire.uring.SocketConstants.TCP_NODELAY;
  *   minus s;</li>
  *   <li>the per-operation cost at batch n: one enter carrying n SENDs, divided by n.</li>
  * </ul>
- * The seed's formula divides t by n as well; t contains the kernel's send work, which no batch shares, so the lab
- * prints both the seed's {@code (t + s) / n} and the per-operation reading {@code s / n + t}.
+ * The model's formula divides t by n as well; t contains the kernel's send work, which no batch shares, so the lab
+ * prints both the model's {@code (t + s) / n} and the per-operation reading {@code s / n + t}.
  */
 public final class CostModel {
     /** Batches measured. */
@@ -124,7 +126,7 @@ public final class CostModel {
             return s + w;
         }
 
-        /** @return the seed's io_uring cost per operation at batch n */
+        /** @return the model's io_uring cost per operation at batch n, {@code (t + s) / n} */
         public double seedModel(double n) {
             return (t + s) / n;
         }
@@ -139,7 +141,7 @@ public final class CostModel {
             StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
                 "s = %s (switch), w = %s (send/recv work, %d B), t = %s (io_uring per op at batch 1); "
                     + "epoll s + w = %s%n", ns(s), ns(w), size, ns(t), ns(epoll())));
-            b.append(String.format(Locale.ROOT, "%6s %16s %16s %16s %14s%n", "n", "seed (t+s)/n", "s/n + t",
+            b.append(String.format(Locale.ROOT, "%6s %16s %16s %16s %14s%n", "n", "model (t+s)/n", "s/n + t",
                 "measured/op", "measured/epoll"));
             for (int i = 0; i < BATCHES.length; i++) {
                 int n = BATCHES[i];
@@ -210,12 +212,13 @@ public final class CostModel {
 
         /** @return the terminal text */
         public String text() {
-            StringBuilder b = new StringBuilder("== cost-model (seed 002) ==\n").append(costs.table());
+            StringBuilder b = new StringBuilder("== cost-model: " + Sources.COST_MODEL_LINKED + " ==\n")
+                .append(costs.table());
             if (!Double.isNaN(observedN)) {
                 b.append(String.format(Locale.ROOT, "echo %s: Ringwire submitted n = %.2f SQEs per enter; "
-                    + "predicted io_uring/epoll cost %.2f (seed's formula) or %.2f (per operation); measured server "
-                    + "CPU per message ringwire/netty-epoll = %.2f%n", echoVariant, observedN, seedPredictedRatio,
-                    perOpPredictedRatio, measuredRatio));
+                    + "predicted io_uring/epoll cost %.2f (the model's formula) or %.2f (per operation); measured "
+                    + "server CPU per message ringwire/netty-epoll = %.2f%n", echoVariant, observedN,
+                    seedPredictedRatio, perOpPredictedRatio, measuredRatio));
                 b.append("(Ringwire's receives are multishot: they cost no SQE and no enter of their own, which the "
                     + "model, written for one SQE per send and per recv, does not know.)\n");
             }

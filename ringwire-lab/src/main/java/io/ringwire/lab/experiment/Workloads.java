@@ -8,17 +8,24 @@ import io.ringwire.lab.load.TlsLoadGenerator;
 import io.ringwire.lab.load.UdpLoadGenerator;
 import io.ringwire.lab.load.WrkBenchmark;
 import io.ringwire.lab.report.Summary;
+import io.ringwire.lab.results.Sources;
 import io.ringwire.lab.server.Protocol;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
 
-/** The seeds' experiments as {@link Experiment}s; parameters default to the values the README and --help give. */
+/**
+ * The published experiments ({@link Sources}) as {@link Experiment}s; parameters default to the values the README
+ * and --help give.
+ */
 public final class Workloads {
     private Workloads() { }
 
-    /** Seed 001: raw echo, closed loop ({@code rate == 0}) or open loop at a fixed rate (then primed first). */
+    /**
+     * Netty's announcement: raw echo, closed loop ({@code rate == 0}) or open loop at a fixed rate (then primed
+     * first).
+     */
     public static Experiment echo(Experiment.Settings s, int conns, int size, int depth, double rate) {
         LoadGenerator.Config c = rate > 0 ? new LoadGenerator.Config(conns, size, 1, 0, rate, 1, 1)
             : LoadGenerator.Config.closed(conns, size, depth);
@@ -42,7 +49,7 @@ public final class Workloads {
         return out;
     }
 
-    /** Seed 000's backend: few connections, each multiplexing many finite streams. */
+    /** The RSocket evaluation's back end: few connections, each multiplexing many finite streams. */
     public static Experiment rpcBackend(Experiment.Settings s, int conns, int streams, int messages, int size) {
         return rpcBackend(s, conns, streams, messages, size, false);
     }
@@ -57,8 +64,8 @@ public final class Workloads {
     }
 
     /**
-     * Seed 000's frontend: many connections, long-lived streams, messages at a fixed total rate (open loop; primed
-     * first).
+     * The RSocket evaluation's front end: many connections, long-lived streams, messages at a fixed total rate (open
+     * loop; primed first).
      */
     public static Experiment rpcFrontend(Experiment.Settings s, int conns, int streams, double rate, int batch, int size) {
         LoadGenerator.Config c = new LoadGenerator.Config(conns, size, 1, 0, rate, streams, batch);
@@ -103,7 +110,7 @@ public final class Workloads {
             .rehearsingGenerator(protocol == Protocol.QUIC ? "quic" : "tls");
     }
 
-    /** Seed 001's echo over Unix domain sockets: the same load, to a socket file instead of a TCP port. */
+    /** Netty's announcement's echo over Unix domain sockets: the same load, to a socket file instead of a TCP port. */
     public static Experiment domainEcho(Experiment.Settings s, int conns, int size, int depth) {
         LoadGenerator.Config c = LoadGenerator.Config.closed(conns, size, depth);
         return new Experiment("domain-echo", String.format(Locale.ROOT, "%d conns × %d B × %d in flight", conns,
@@ -125,9 +132,9 @@ public final class Workloads {
     }
 
     /**
-     * Seed 000's front-end at scale: {@code conns} connections, each sending one {@code size}-byte message
-     * every {@code intervalSeconds} (open loop, the connections in turn, so the offered rate is conns / interval),
-     * every server's memory per connection measured besides its CPU at that load and the latency.
+     * The RSocket evaluation's front end at scale: {@code conns} connections, each sending one {@code size}-byte
+     * message every {@code intervalSeconds} (open loop, the connections in turn, so the offered rate is conns /
+     * interval), every server's memory per connection measured besides its CPU at that load and the latency.
      */
     static Experiment conns(Experiment.Settings s, int conns, int size, double intervalSeconds) {
         return conns(s, conns, size, intervalSeconds, "");
@@ -152,7 +159,7 @@ public final class Workloads {
             }).primed(size).measuringConnections(p).rehearsingFrameGenerator();
     }
 
-    /** Seed 000's single stream: one connection, a flood of frames with a large window. */
+    /** The RSocket evaluation's single stream: one connection, a flood of frames with a large window. */
     public static Experiment singleStream(Experiment.Settings s, int size, int window) {
         LoadGenerator.Config c = LoadGenerator.Config.closed(1, size, window);
         return new Experiment("single-stream", String.format(Locale.ROOT, "1 conn × %d B, window %d", size, window),
@@ -160,7 +167,7 @@ public final class Workloads {
     }
 
     /**
-     * Seed 003: redis-benchmark against each server's SET/GET store, one experiment per client count.
+     * The critique's load: redis-benchmark against each server's SET/GET store, one experiment per client count.
      *
      * @return nothing when redis-benchmark is missing and cannot be installed ({@code note} says why)
      */

@@ -53,8 +53,9 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * <ul>
  *   <li><b>closed loop</b> ({@code rate == 0}): each connection keeps {@code window} frames in flight and sends the
  *   next when one returns. With {@code messagesPerStream > 0} the window is {@code window} concurrent streams of that
- *   many messages (seed 000's RPC backend: a stream's next message follows its previous answer, a finished stream is
- *   replaced by a new one); with 0, one endless stream (seed 000's single stream, seed 001's echo).</li>
+ *   many messages (the RSocket evaluation's RPC back end: a stream's next message follows its previous answer, a
+ *   finished stream is replaced by a new one); with 0, one endless stream (the RSocket evaluation's single stream,
+ *   Netty's announcement's echo).</li>
  *   <li><b>open loop</b> ({@code rate > 0}): messages leave on a fixed schedule, {@code rate} per second over all
  *   connections, in batches of {@code batch} per connection, whatever the answers do; latency runs from the scheduled
  *   send time, so a stalled server cannot hide its stall (no coordinated omission).</li>

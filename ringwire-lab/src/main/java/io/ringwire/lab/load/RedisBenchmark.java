@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Seed 003's load: the real {@code redis-benchmark} (Debian's redis-tools) against each server's SET/GET store.
+ * The critique's load: the real {@code redis-benchmark} (Debian's redis-tools) against each server's SET/GET store.
  * Unmeasured runs fill the warm-up's seconds and size the measured one to last about the window's seconds.
  */
 public final class RedisBenchmark {
@@ -28,8 +28,8 @@ public final class RedisBenchmark {
     /**
      * @param program  redis-benchmark's path
      * @param command  {@code set} or {@code get}
-     * @param clients  concurrent connections (seed 003: 10 and 50)
-     * @param size     value bytes (seed 003: 1024)
+     * @param clients  concurrent connections (the critique: 10 and 50)
+     * @param size     value bytes (the critique: 1024)
      * @param seconds  the measured window's length
      * @return a driver for one run
      */
@@ -62,7 +62,7 @@ public final class RedisBenchmark {
         throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(program, "-h", "127.0.0.1", "-p", Integer.toString(port),
             "-c", Integer.toString(clients), "-n", Integer.toString(requests), "-d", Integer.toString(size),
-            "-t", command, "--csv")); // one key, as seed 003 ran it: the store's live set stays one value
+            "-t", command, "--csv")); // one key, as the critique ran it: the store's live set stays one value
         DebianTool.Output out = DebianTool.run(cmd, TimeUnit.MINUTES.toSeconds(10));
         Csv csv = parse(out.text(), command);
         if (csv == null || out.exit() != 0) {

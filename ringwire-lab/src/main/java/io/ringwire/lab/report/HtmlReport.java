@@ -6,6 +6,7 @@ import io.ringwire.lab.server.Competitor;
 import io.ringwire.lab.server.ServerProfiler;
 import io.ringwire.lab.results.Profile;
 import io.ringwire.lab.results.ProfileLayer;
+import io.ringwire.lab.results.Sources;
 import io.ringwire.lab.results.Stats;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +28,7 @@ public final class HtmlReport {
         .bad{background:#fff5f5;border-left-color:#e03131}
         .charts{display:flex;flex-wrap:wrap;gap:16px} .chart text{font-size:11px} .chart .title{font-weight:600}
         .scroll{overflow-x:auto;max-width:100%} table.results{font-size:12px}
-        .seed{background:#fff9db;padding:6px;border:1px dashed #f08c00} .small{color:#495057;font-size:12px}
+        .published{background:#fff9db;padding:6px;border:1px dashed #f08c00} .small{color:#495057;font-size:12px}
         """;
 
     /**
@@ -112,7 +113,7 @@ public final class HtmlReport {
 
     /**
      * The terminal's summary as a table: a row per workload (and one per Ringwire variant that ran there), its
-     * caveats and the seed's own figure beside it.
+     * caveats and the published figure beside it.
      */
     private static void summary(StringBuilder b, Overview overview) {
         b.append("<h2>Summary: Ringwire as a multiple of Netty epoll and Netty io_uring</h2>\n<p class=\"small\">")
@@ -130,8 +131,8 @@ public final class HtmlReport {
                 notes.add(e.trade());
             }
             notes.addAll(e.flags());
-            if (e.seed() != null) {
-                notes.add(e.seed().toString());
+            if (e.published() != null) {
+                notes.add(e.published().toString());
             }
             String notesCell = "<td style=\"text-align:left;white-space:normal\" rowspan=\""
                 + Math.max(1, e.lines().size()) + "\">" + Html.escape(String.join("; ", notes)) + "</td>";
@@ -213,13 +214,14 @@ public final class HtmlReport {
                 values(s, Summary.Row::directPeakMiB), values(s, Summary.Row::nonHeapMiB),
                 values(s, Summary.Row::rssOutsideHeapMiB),
                 values(s, Summary.Row::peakRssMiB)}, null, false)).append('\n');
-        SeedFigure seed = SeedFigure.forWorkload(s.workload());
-        if (seed != null) {
-            b.append("<div class=\"seed\" data-seed=\"").append(seed.seed()).append("\">")
-                .append(Charts.bars("seed " + seed.seed() + ": " + seed.title(), seed.unit(),
-                    new ArrayList<>(seed.values().keySet()),
-                    seed.values().values().stream().mapToDouble(Double::doubleValue).toArray(), null))
-                .append("<p class=\"small\">").append(Html.escape(seed.source())).append("</p></div>\n");
+        PublishedFigure published = PublishedFigure.forWorkload(s.workload());
+        if (published != null) { // its source's title and link as text: the page links to nothing
+            b.append("<div class=\"published\" data-source=\"").append(Html.escape(published.source())).append("\">")
+                .append(Charts.bars(Sources.capitalized(published.source()) + ": " + published.title(),
+                    published.unit(), new ArrayList<>(published.values().keySet()),
+                    published.values().values().stream().mapToDouble(Double::doubleValue).toArray(), null))
+                .append("<p class=\"small\">").append(Html.escape(published.about() + " Source: "
+                    + published.cited() + ".")).append("</p></div>\n");
         }
         b.append("</div>\n</section>\n");
     }
@@ -332,7 +334,9 @@ public final class HtmlReport {
 
     private static void costModel(StringBuilder b, CostModel.Report m) {
         CostModel.Costs c = m.costs();
-        b.append("<section class=\"workload\" data-workload=\"cost-model\">\n<h2>cost-model (seed 002)</h2>\n");
+        b.append("<section class=\"workload\" data-workload=\"cost-model\">\n<h2>cost-model</h2>\n");
+        b.append("<p class=\"small\">").append(Html.escape("Source: " + Sources.COST_MODEL_CITED + "."))
+            .append("</p>\n");
         b.append("<p>").append(Html.escape(String.format(Locale.ROOT, "s = %s (user/kernel switch), w = %s (kernel "
             + "send/recv work, %d B), t = %s (io_uring per operation at batch 1); epoll pays s + w = %s.",
             CostModel.Costs.ns(c.s()), CostModel.Costs.ns(c.w()), c.size(), CostModel.Costs.ns(c.t()),
@@ -342,8 +346,8 @@ public final class HtmlReport {
         }
         if (!Double.isNaN(m.observedN())) {
             b.append("<p class=\"verdict\">").append(Html.escape(String.format(Locale.ROOT, "echo %s: Ringwire's "
-                + "n = %.2f SQEs per enter; predicted io_uring/epoll %.2f (seed's formula) or %.2f (per operation); "
-                + "measured ringwire/netty-epoll CPU per message %.2f.", m.echoVariant(), m.observedN(),
+                + "n = %.2f SQEs per enter; predicted io_uring/epoll %.2f (the model's formula) or %.2f (per "
+                + "operation); measured ringwire/netty-epoll CPU per message %.2f.", m.echoVariant(), m.observedN(),
                 m.seedPredictedRatio(), m.perOpPredictedRatio(), m.measuredRatio()))).append("</p>\n");
         }
         List<String> labels = new ArrayList<>();
@@ -357,7 +361,7 @@ public final class HtmlReport {
             epoll[i] = c.epoll();
         }
         b.append("<div class=\"charts\">").append(Charts.grouped("cost per send by batch", "ns", labels,
-            List.of("measured", "seed (t+s)/n", "s/n + t", "epoll s + w"),
+            List.of("measured", "model (t+s)/n", "s/n + t", "epoll s + w"),
             new double[][] {c.perOpAtN(), seedModel, perOp, epoll}, null, false)).append("</div>\n</section>\n");
     }
 }

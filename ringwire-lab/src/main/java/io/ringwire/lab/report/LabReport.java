@@ -39,7 +39,7 @@ import java.util.Map;
  * @param summaries one per experiment
  * @param verdicts  one line per experiment
  * @param runs      every run
- * @param costModel seed 002's figures, or null
+ * @param costModel the OpenAnolis cost model's figures, or null
  * @param connectionCosts the conns workload's memory per connection, every run (empty without it)
  * @param profiles  {@code --profile}: every run's profile (empty without it)
  */

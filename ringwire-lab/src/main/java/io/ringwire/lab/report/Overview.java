@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
  * Ringwire's server CPU per message and rate as a multiple of Netty epoll's and Netty io_uring's, each a ratio of
  * medians with its spread and whether the difference is measurable, by the verdicts' own statistics
  * ({@link Stats.Comparison}); the flags that limit what those figures say (the verdicts' tests, {@link Summary}); and
- * the seed's own figure where a seed gave one ({@link SeedFigure#against}).
+ * the published figure where the workload's source gave one ({@link PublishedFigure#against}).
  *
  * @param entries one per experiment, in the order they ran
  */
@@ -58,12 +58,12 @@ public record Overview(List<Overview.Entry> entries) {
      * @param lines    Ringwire first, then its variants; empty when Ringwire did not run
      * @param flags    what limits the figures: contaminated runs, a server in two modes, a saturated generator, ...
      * @param trade    the minimum-wait variant's median latency against Ringwire's, or null
-     * @param seed     the seed's figure beside this machine's, or null
+     * @param published the published figure beside this machine's, or null
      * @param runs     runs per server (the rounds)
      * @param profiled whether a profiler sampled the servers: the ratios are shown, without a verdict
      */
     record Entry(String workload, String variant, boolean openLoop, List<Line> lines, List<String> flags,
-                 String trade, SeedFigure.Comparison seed, int runs, boolean profiled) {
+                 String trade, PublishedFigure.Comparison published, int runs, boolean profiled) {
         /** @return "echo · 500 conns × 128 B at 20k msgs/s", and "(fixed load)" when it was */
         String title() {
             return workload + " · " + variant + (openLoop ? " (fixed load)" : "");
@@ -124,7 +124,7 @@ public record Overview(List<Overview.Entry> entries) {
                 + "%d µs to share a wake-up)", mw.server(), mw.p50Us(), rw.p50Us(), Competitor.MIN_WAIT_MICROS);
         int runs = s.rows().stream().mapToInt(Summary.Row::runs).max().orElse(0);
         return new Entry(s.workload(), s.variant(), s.openLoop(), List.copyOf(lines), flags(s, lines), trade,
-            SeedFigure.against(s), runs, s.profiled());
+            PublishedFigure.against(s), runs, s.profiled());
     }
 
     /** The verdict's caveats that touch the servers compared here, and any failure at all, in short. */
@@ -265,13 +265,13 @@ public record Overview(List<Overview.Entry> entries) {
             for (String f : e.flags()) {
                 wrap(b, f, "  ! ", "    ");
             }
-            if (e.seed() != null) { // on one line if it fits, else the seed's figure and this machine's on two
-                String line = "  " + e.seed();
+            if (e.published() != null) { // on one line if it fits, else the published figure and this machine's
+                String line = "  " + e.published();
                 if (line.length() <= COLUMNS) {
                     b.append(line).append('\n');
                 } else {
-                    wrap(b, e.seed().seed(), "  ", "    ");
-                    wrap(b, e.seed().here(), "    ", "    ");
+                    wrap(b, e.published().published(), "  ", "    ");
+                    wrap(b, e.published().here(), "    ", "    ");
                 }
             }
         }

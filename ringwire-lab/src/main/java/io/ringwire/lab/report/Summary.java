@@ -361,7 +361,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 }
             }
         }
-        if (workload.equals("single-stream") && rw != null) { // seed 000's memory that grew with the stream
+        // the memory that grew with the stream in the RSocket evaluation
+        if (workload.equals("single-stream") && rw != null) {
             Row ep = row(BASELINE);
             b.append("; ").append(memory("heap kept under load (after a full collection at the window's end)", rw, ep,
                     Row::liveHeapMiB))

@@ -37,7 +37,7 @@ package io.ringwire.lab.results;
  * @param gcCount         server's collections during the window
  * @param gcMillis        server's collection time during the window
  * @param allocBytesPerMsg heap bytes the server allocated per answer during the window (garbage drives GC and RSS)
- * @param sqesPerEnter    Ringwire only: SQEs submitted per io_uring_enter during the window (n of seed 002)
+ * @param sqesPerEnter    Ringwire only: SQEs submitted per io_uring_enter during the window (the cost model's n)
  * @param iovecsPerWrite  Ringwire only: iovecs per gathered write
  * @param bytesPerRecv    Ringwire only: bytes per receive completion
  * @param bufferRingEmpty Ringwire only: receives that found the buffer ring empty (ENOBUFS) in the window

@@ -185,7 +185,7 @@ public final class LabServer {
         }
     }
 
-    /** Seed 004's model: a thread per connection, blocking reads and writes (platform or virtual threads). */
+    /** Tyma's test's model: a thread per connection, blocking reads and writes (platform or virtual threads). */
     private static void blocking(InetSocketAddress address, Protocol protocol, boolean virtual, ServerStats stats)
         throws IOException {
         Thread.Builder builder = virtual ? Thread.ofVirtual() : Thread.ofPlatform().daemon(true);

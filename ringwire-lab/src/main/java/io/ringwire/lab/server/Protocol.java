@@ -2,12 +2,13 @@ package io.ringwire.lab.server;
 
 /** What a lab server speaks; the same on every competitor. */
 public enum Protocol {
-    /** Bytes back as they come (seed 001). */
+    /** Bytes back as they come (Netty's announcement's echo). */
     ECHO,
     /**
-     * Length-prefixed frames echoed one by one (seed 000's RPC, minus the RPC library): a 4-byte big-endian length
-     * of what follows, then the frame. The Netty servers decode with {@code LengthFieldBasedFrameDecoder} and write
-     * each frame back as its own buffer; the blocking servers read and write frame by frame.
+     * Length-prefixed frames echoed one by one (the RSocket evaluation's RPC, minus the RPC library): a 4-byte
+     * big-endian length of what follows, then the frame. The Netty servers decode with
+     * {@code LengthFieldBasedFrameDecoder} and write each frame back as its own buffer; the blocking servers read and
+     * write frame by frame.
      */
     FRAMES,
     /**
@@ -15,7 +16,9 @@ public enum Protocol {
      * once its echo is written (reactor-netty issue 3833's pattern); the blocking servers serve it as FRAMES.
      */
     PAUSING,
-    /** SET/GET over the Redis protocol (seed 003): Netty's redis codec, a hand-written RESP reader for blocking. */
+    /**
+     * SET/GET over the Redis protocol (the critique's): Netty's redis codec, a hand-written RESP reader for blocking.
+     */
     REDIS,
     /**
      * HTTP/1.1 "Hello, World!" (TechEmpower's plaintext test): Netty's HTTP codec

@@ -148,13 +148,13 @@ class OverviewTest {
             }
         }
         List<Summary> summaries = Summary.of(runs);
-        assertNull(SeedFigure.against(summaries.get(0)),
+        assertNull(PublishedFigure.against(summaries.get(0)),
             "Netty's announcement measured echo at saturation, not a fixed load");
         String tyma = "Tyma's test "
             + "(http://mailinator.blogspot.com/2008/02/kill-myth-please-nio-is-not-faster-than.html): blocking "
             + "threads 1.26× best NIO's req/s";
         assertEquals(tyma + "; not measured here: blocking-platform or netty-nio did not run",
-            SeedFigure.against(summaries.get(1)).toString());
+            PublishedFigure.against(summaries.get(1)).toString());
         String text = Overview.of(summaries).text(null);
         assertTrue(text.replaceAll("\\s+", " ").contains(" " + tyma + " not measured here: blocking-platform or "
             + "netty-nio did not run"), text);

@@ -119,7 +119,7 @@ class ReportTest {
         Element published = echo.selectFirst("div.published");
         assertEquals("Netty's announcement", published.attr("data-source"));
         assertTrue(published.text().contains("267,371"), published.text());
-        assertTrue(published.text().contains("Netty/Incubator/Transport/Native/io_uring 0.0.1.Final released, "
+        assertTrue(published.text().contains("\"Netty/Incubator/Transport/Native/io_uring 0.0.1.Final released\", "
             + "https://netty.io/news/2020/11/16/io_uring-0-0-1-Final.html"), published.text());
         java.util.regex.Pattern label = java.util.regex.Pattern.compile("(?i)\\bseeds?\\b|\\bseed's\\b");
         String terminal = report.text(LabReport.Detail.WIDE) + report.summaryText(null);
