@@ -48,7 +48,7 @@ import java.util.concurrent.Callable;
             + "workloads: c-io_uring and c-epoll, the lab's C reference servers (the floor; 'sweep' runs them by "
             + "default).",
         "",
-        "Without a subcommand it runs the default suite (about 7.5 minutes on 2 cores): echo 500 conns × 128 B at a "
+        "Without a subcommand it runs the default suite (about 12 minutes on 2 cores): echo 500 conns × 128 B at a "
             + "fixed 20k msgs/s (open loop: every server does the same work, so CPU per message and latency compare "
             + "directly; ringwire-minwait, Ringwire with a 200 µs minimum wait, runs beside them there), echo 500 "
             + "conns × 128 B × 1 at saturation (closed loop), rpc-backend 32 conns × 1000 streams × 32 msgs × 128 B, "
