@@ -137,6 +137,8 @@ public final class Experiment {
     private final Driver driver;
     private PerConnection perConnection;
     private int primeSize;
+    /** The longest priming, seconds ({@link #primingAtMost}). */
+    private double primeMaxSeconds = PRIME_MAX_SECONDS;
     private String generatorKind;
     /** Whether {@link #generatorKind} is rehearsed in the lab's JVM ({@link GeneratorRehearsal}), not on a server. */
     private boolean rehearsedInProcess;
@@ -226,6 +228,19 @@ public final class Experiment {
      */
     Experiment primed(int size) {
         this.primeSize = size;
+        return this;
+    }
+
+    /**
+     * Ends each run's priming after {@code seconds} at most instead of {@value #PRIME_MAX_SECONDS} (never before
+     * {@value #PRIME_MIN_SECONDS}): for a run that needs the priming's load and its place in the warm-up but not a
+     * server whose compiler has gone quiet, as the lab's own tests, which judge no figure that compiling would move.
+     *
+     * @param seconds the longest priming
+     * @return this experiment
+     */
+    Experiment primingAtMost(double seconds) {
+        this.primeMaxSeconds = Math.max(PRIME_MIN_SECONDS, seconds);
         return this;
     }
 
@@ -403,7 +418,8 @@ public final class Experiment {
             MemorySnapshot without = null;
             AtomicReference<MemorySnapshot> with = new AtomicReference<>();
             double[] kernel = {Double.NaN, Double.NaN};
-            double primeSeconds = primeSize > 0 ? prime(server, settings.generator(), primeSize) : 0;
+            double primeSeconds = primeSize > 0 ? prime(server, settings.generator(), primeSize, primeMaxSeconds)
+                : 0;
             if (perConnection != null) {
                 perConnection.idle(server);
                 without = server.memory();
@@ -518,16 +534,16 @@ public final class Experiment {
     }
 
     /**
-     * Loads {@code server} on {@value #PRIME_CONNS} connections until its JIT compiler is quiet, then waits (at most
-     * 10 s) until it has closed them all.
+     * Loads {@code server} on {@value #PRIME_CONNS} connections until its JIT compiler is quiet (at most
+     * {@code maxSeconds}), then waits (at most 10 s) until it has closed them all.
      *
      * @return seconds it took
      */
-    private static double prime(ServerProcess server, LoadGenerator.Engine engine, int size)
+    private static double prime(ServerProcess server, LoadGenerator.Engine engine, int size, double maxSeconds)
         throws IOException, InterruptedException {
         long start = System.nanoTime();
         long fds = ProcessStats.openFds(server.pid());
-        Warmup untilCompiled = new Warmup(PRIME_MIN_SECONDS, PRIME_MAX_SECONDS, server.pid());
+        Warmup untilCompiled = new Warmup(PRIME_MIN_SECONDS, maxSeconds, server.pid());
         new LoadGenerator(server.address(), LoadGenerator.Config.closed(PRIME_CONNS, size, 1), engine)
             .run(untilCompiled::over, 0.5, () -> { });
         long deadline = System.nanoTime() + 10_000_000_000L;
