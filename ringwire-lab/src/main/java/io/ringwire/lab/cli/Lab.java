@@ -794,7 +794,8 @@ public final class Lab implements Callable<Integer> {
             + "${DEFAULT-VALUE})")
         String server;
 
-        @Option(names = "--minutes", defaultValue = "10", description = "how long (default: ${DEFAULT-VALUE})")
+        @Option(names = "--minutes", defaultValue = "10", description = "how long, in samples of --sample-seconds "
+            + "each (a sample's connection set-up adds to it; default: ${DEFAULT-VALUE})")
         double minutes;
 
         @Option(names = "--sample-seconds", defaultValue = "30", description = "seconds per sample "

@@ -93,9 +93,11 @@ public final class Soak {
                 mixed() ? " + udp 16 clients × 256 B + domain 32 conns × 256 B + files 4 conns × 256 KiB (File, "
                     + "FileChannel in turn) + tls 16 conns × 1 KiB × 2 + quic 4 conns × 1 KiB × 2" : "",
                 engine.label());
-            long deadline = System.nanoTime() + (long) (minutes * 60e9);
+            // a fixed number of periods, not a deadline: a period also sets up its connections (TLS and QUIC
+            // handshakes), which a busy machine makes longer, and a soak that lost periods to that would say less
+            int periods = periods(minutes, secondsPerSample);
             long start = System.nanoTime();
-            while (System.nanoTime() < deadline || samples.isEmpty()) {
+            while (samples.size() < periods) {
                 samples.add(sample(server, engine, samples.size(), (System.nanoTime() - start) / 1e9));
                 Sample s = samples.get(samples.size() - 1);
                 if (samples.size() == 1) {
@@ -112,6 +114,15 @@ public final class Soak {
             }
         }
         return samples;
+    }
+
+    /**
+     * @param minutes          the soak's length
+     * @param secondsPerSample one period's measured seconds
+     * @return the periods that fill it, at least one
+     */
+    static int periods(double minutes, double secondsPerSample) {
+        return Math.max(1, (int) Math.round(minutes * 60 / secondsPerSample));
     }
 
     /** @return this period's loads, by name, each a fresh generator */

@@ -66,4 +66,11 @@ class SoakTest {
             List.copyOf(ServerProcess.otherPorts("READY 4000 files=4001 tls=4002 quic=4003").keySet()));
         assertEquals(4003, ServerProcess.otherPorts("READY 4000 files=4001 tls=4002 quic=4003").get("quic"));
     }
+
+    @Test
+    void aSoakRunsTheSamplesItsLengthHoldsHoweverLongEachTakes() {
+        assertEquals(3, Soak.periods(0.25, 5));
+        assertEquals(20, Soak.periods(10, 30));
+        assertEquals(1, Soak.periods(0.01, 30), "at least one");
+    }
 }
