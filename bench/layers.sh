@@ -50,7 +50,7 @@ JVM_FLAGS=(--enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -XX:+UseG1GC --sun-m
 RATE=100000 # redis: requests per second of the last run, to size the next one
 load() { # $1 port, $2 seconds, $3 "paced" for HTTP_RATE: prints requests (or round trips) per second
   if [ "$KIND" = http ] && [ -n "${HTTP_RATE:-}" ] && [ "${3:-}" = paced ]; then
-    taskset -c 0 wrk -t1 -c "$CONNS" -d "$2"s -s ringwire-lab/src/main/resources/io/ringwire/lab/wrk.lua \
+    taskset -c 0 wrk -t1 -c "$CONNS" -d "$2"s -s ringwire-lab/src/main/resources/io/ringwire/lab/load/wrk.lua \
       "http://127.0.0.1:$1/" -- 1 \
       "$(awk -v c="$CONNS" -v r="$HTTP_RATE" 'BEGIN { p = c * 1000 / r - 1; printf "%.3f", p < 0 ? 0 : p }')" \
       | awk '/Requests\/sec/ {print $2}'

@@ -8,7 +8,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.ringwire.grpc.RingwireGrpc;
-import io.ringwire.lab.Lab;
+import io.ringwire.lab.cli.Lab;
 import io.ringwire.micrometer.RingwireMeterBinder;
 import io.ringwire.reactor.RingwireLoopResources;
 import io.ringwire.transport.Ringwire;

@@ -145,10 +145,6 @@ public final class Libc {
         static final MethodHandle H = downcall("sendfile",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
     }
-    private static final class ClockGettime {
-        static final MethodHandle H = downcall("clock_gettime",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), CAPTURE_ERRNO);
-    }
     private static final class Prlimit {
         static final MethodHandle H = downcall("prlimit",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
@@ -669,39 +665,6 @@ public final class Libc {
         try {
             long ret = (long) Sendfile.H.invokeExact(capture, outFd, inFd, offset, count);
             return ret < 0 ? -errno(capture) : ret;
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /**
-     * CPU time a process has used so far, all its threads (ended ones too), in nanoseconds: {@code clock_gettime} on
-     * the process's CPU clock ({@code CPUCLOCK_SCHED}, the scheduler's own count, not sampled ticks). The kernel
-     * lets any process read another's process-wide CPU clock.
-     *
-     * @param pid a process
-     * @return nanoseconds, or {@code -errno} ({@code -EINVAL} when there is no such process)
-     */
-    public static long processCpuNanos(long pid) {
-        return cpuClockNanos((int) ((~pid) << 3) | 2); // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
-    }
-
-    /**
-     * CPU time this process has used so far, as it reads its own clock ({@code CLOCK_PROCESS_CPUTIME_ID}): the same
-     * count {@link #processCpuNanos} reads from outside.
-     *
-     * @return nanoseconds, or {@code -errno}
-     */
-    public static long ownProcessCpuNanos() {
-        return cpuClockNanos(2); // CLOCK_PROCESS_CPUTIME_ID
-    }
-
-    private static long cpuClockNanos(int clock) {
-        MemorySegment capture = THREAD_CAPTURE.get();
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment ts = a.allocate(16, 8);
-            int r = result((int) ClockGettime.H.invokeExact(capture, clock, ts), capture);
-            return r < 0 ? r : ts.get(JAVA_LONG, 0) * 1_000_000_000L + ts.get(JAVA_LONG, 8);
         } catch (Throwable t) {
             throw rethrow(t);
         }
