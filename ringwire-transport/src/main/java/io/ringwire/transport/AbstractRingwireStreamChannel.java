@@ -7,7 +7,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.FileRegion;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.RecvByteBufAllocator;
@@ -50,7 +49,6 @@ import static io.ringwire.uring.IoUringConstants.IORING_OP_SEND;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG_ZC;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SEND_ZC;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * A stream connection on io_uring: what TCP and Unix domain stream sockets share.
@@ -172,27 +170,18 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     /** Bytes received but not yet delivered, because autoRead is off and the read loop's budget ran out. */
     private ByteBuf pendingInput;
-    /**
-     * What a FileRegion write needs, made at the channel's first FileRegion: most connections never send one, and
-     * an idle connection should not carry its fields.
-     */
-    private static final class FileWrite {
-        /** Bytes of the FileRegion being written, copied out of it and not yet sent; the channel owns them. */
-        ByteBuf chunk;
-        /** The DefaultFileRegion being sent with sendfile(2), the file's fd (-1: copy it instead), who closes it. */
-        DefaultFileRegion sendfileRegion;
-        int sendfileFd = -1;
-        boolean sendfileOwnsFd;
-        /** sendfile's native off_t, made on first use. */
-        MemorySegment sendfileOffset;
-    }
-
-    /** Null until the first FileRegion. */
-    private FileWrite files;
     /** user_data data of the POLL_ADD that waits for socket space between two sendfile calls. */
     static final int WRITE_POLL = 1;
     /** user_data data of the SENDMSG that passes a descriptor (a gathered write's SENDMSG has 0). */
     static final int DESCRIPTOR = 1;
+
+    /** Null until the channel's first FileRegion. */
+    private FileRegionWriter files;
+
+    private FileRegionWriter files() {
+        FileRegionWriter f = files;
+        return f != null ? f : (files = new FileRegionWriter(this));
+    }
 
     private boolean pendingInputTaskScheduled;
 
@@ -295,32 +284,6 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     /** For tests: whether client channels made now leave their socket to their loop; null: the system property. */
     static volatile Boolean clientSocketsInSlotsForTests;
-
-    private FileWrite files() {
-        if (files == null) {
-            files = new FileWrite();
-        }
-        return files;
-    }
-
-    private void closeSendfileFd() {
-        FileWrite f = files;
-        if (f == null) {
-            return;
-        }
-        if (f.sendfileFd >= 0 && f.sendfileOwnsFd) {
-            Libc.close(f.sendfileFd);
-        }
-        f.sendfileFd = -1;
-        f.sendfileRegion = null;
-    }
-
-    private void releaseFileChunk() {
-        if (files != null && files.chunk != null) {
-            files.chunk.release();
-            files.chunk = null;
-        }
-    }
 
     /**
      * Writes the address to connect to in native memory.
@@ -1275,10 +1238,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         try {
             super.doClose();
         } finally {
-            if (!inFlight(WRITE)) {
-                releaseFileChunk(); // (one the kernel still reads is released by the write's completion)
+            if (files != null) {
+                files.closed(inFlight(WRITE));
             }
-            closeSendfileFd();
             Descriptors d = descriptors;
             if (d != null && d.fetched >= 0) {
                 Libc.close(d.fetched); // installed by another loop for a passing that will not happen now
@@ -1331,42 +1293,6 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             + " (Ringwire's stream channels write ByteBuf and FileRegion)");
     }
 
-    /** Bytes of a FileRegion read into one buffer at a time, and sent from there. */
-    static final int FILE_CHUNK = 64 * 1024;
-    /** Bytes of a FileRegion made from a FileChannel mapped at a time. */
-    static final long FILE_MAP_WINDOW = 4L * 1024 * 1024;
-
-    /**
-     * A sink for {@link FileRegion#transferTo}: takes bytes into {@code chunk} up to its capacity, then takes no
-     * more (which ends the transfer).
-     */
-    private static final class ChunkSink implements java.nio.channels.WritableByteChannel {
-        private final ByteBuf chunk;
-
-        ChunkSink(ByteBuf chunk) {
-            this.chunk = chunk;
-        }
-
-        @Override
-        public int write(ByteBuffer src) {
-            int n = Math.min(src.remaining(), chunk.writableBytes());
-            int limit = src.limit();
-            src.limit(src.position() + n);
-            chunk.writeBytes(src);
-            src.limit(limit);
-            return n;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     @Override
     protected void doWrite(ChannelOutboundBuffer in) {
         if (!inFlight(WRITE) && registration != null) {
@@ -1382,6 +1308,13 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     /** The pipeline is in channelReadComplete, fired by this channel's completions. */
     private boolean inReadComplete;
+
+    /** One POLL_ADD for POLLOUT, in place of the write, whose completion writes again; the SQE is reserved. */
+    void armWritePoll(RingwireIoRegistration r) {
+        nameSlot(r, r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false,
+            r.nextUserData(IORING_OP_POLL_ADD, WRITE_POLL)));
+        startedWrite(IORING_OP_POLL_ADD, WRITE_POLL);
+    }
 
     // ------------------------------------------------------------------------------------------ the handle
 
@@ -1980,7 +1913,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (writeSettledAhead) {
                 return true; // a close from a listener of a promise it completed
             }
-            if (files != null && files.chunk != null || !writeInFlightSendsBuffers()) {
+            if (files != null && files.hasChunk() || !writeInFlightSendsBuffers()) {
                 return false;
             }
             int res = writeResultPosted();
@@ -2049,7 +1982,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (current instanceof FileDescriptor passed) {
                 sendDescriptor(r, in, passed);
             } else {
-                writeFileRegion(r, in, (FileRegion) current);
+                files().write(r, in, (FileRegion) current);
             }
         }
 
@@ -2168,142 +2101,6 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 && (z == null || !z.off && z.pending < ZeroCopySends.SLOTS);
         }
 
-        /**
-         * Sends the next piece of a FileRegion: up to {@link #FILE_CHUNK} bytes copied from it into a buffer (through
-         * its own {@code transferTo}, so every kind of FileRegion works), then one SEND from there.
-         */
-        private void writeFileRegion(RingwireIoRegistration r, ChannelOutboundBuffer in, FileRegion region) {
-            ByteBuf chunk = files == null ? null : files.chunk;
-            // sendfile(2) takes the socket's fd: a direct descriptor sends the file from a mapping instead
-            if (chunk == null && fd != DIRECT_FD && region instanceof DefaultFileRegion d && sendFile(r, in, d)) {
-                return;
-            }
-            if (chunk == null) {
-                long left = region.count() - region.transferred();
-                if (left <= 0) {
-                    in.remove();
-                    if (!in.isEmpty()) {
-                        doWrite(in);
-                    }
-                    return;
-                }
-                boolean mapped;
-                try {
-                    // a DefaultFileRegion sendfile could not take (made from a FileChannel): mapped, sent from
-                    // the page cache; any other region copied through its own transferTo
-                    chunk = region instanceof DefaultFileRegion d ? FileRegionFiles.map(d, FILE_MAP_WINDOW,
-                        eventLoop()) : null;
-                    mapped = chunk != null;
-                    if (!mapped) {
-                        chunk = config.getAllocator().directBuffer((int) Math.min(left, FILE_CHUNK));
-                        region.transferTo(new ChunkSink(chunk), region.transferred());
-                    }
-                } catch (Throwable t) {
-                    if (chunk != null) {
-                        chunk.release();
-                    }
-                    in.remove(t); // e.g. the file is shorter than the region's count
-                    if (!in.isEmpty()) {
-                        doWrite(in);
-                    }
-                    return;
-                }
-                if (!chunk.isReadable()) {
-                    chunk.release();
-                    r.retryNextIteration(); // the region gave nothing now: ask again, without spinning
-                    return;
-                }
-                files().chunk = chunk;
-                if (mapped) {
-                    r.handler().counters().fileRegionMappedBytes += chunk.readableBytes();
-                } else {
-                    r.handler().counters().fileRegionCopiedBytes += chunk.readableBytes();
-                }
-            }
-            useFixedFile(r, r.sq().prepSend(fd, nativeAddress(chunk, chunk.readerIndex(), chunk.readableBytes()),
-                chunk.readableBytes(), SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0)));
-            startedWrite(IORING_OP_SEND);
-            RingwireCounters c = r.handler().counters();
-            c.writes++;
-            c.writeIovecs++;
-        }
-
-        /**
-         * A DefaultFileRegion whose file descriptor can be had goes with sendfile(2) on the loop: the file's pages go
-         * to the socket inside the kernel, as with Netty's epoll transport. Not io_uring's SPLICE: the kernel always
-         * hands that to an io-wq worker thread (REQ_F_FORCE_ASYNC), the punting Ringwire avoids. When the socket is
-         * full, one POLL_ADD for POLLOUT waits for room.
-         *
-         * @return false if the region has to be copied instead (no descriptor, or a file sendfile cannot read)
-         */
-        private boolean sendFile(RingwireIoRegistration r, ChannelOutboundBuffer in, DefaultFileRegion region) {
-            FileWrite f = files();
-            if (region != f.sendfileRegion) {
-                closeSendfileFd();
-                f.sendfileRegion = region;
-                int[] opened = FileRegionFiles.open(region);
-                if (opened != null) {
-                    f.sendfileFd = opened[0];
-                    f.sendfileOwnsFd = opened[1] == 1;
-                }
-            }
-            if (f.sendfileFd < 0) {
-                return false;
-            }
-            long done = region.transferred();
-            long left = region.count() - done;
-            if (left <= 0) {
-                sendfileFinished(in, null);
-                return true;
-            }
-            if (f.sendfileOffset == null) {
-                f.sendfileOffset = java.lang.foreign.Arena.ofAuto().allocate(JAVA_LONG);
-            }
-            f.sendfileOffset.set(JAVA_LONG, 0, region.position() + done);
-            long n = Libc.sendfile(fd, f.sendfileFd, f.sendfileOffset, Math.min(left, 1L << 30));
-            RingwireCounters c = r.handler().counters();
-            if (n > 0) {
-                c.writes++;
-                c.writeBytes += n;
-                c.sendfileBytes += n;
-                FileRegionFiles.transferred(region, done + n);
-                in.progress(n);
-                if (done + n >= region.count()) {
-                    sendfileFinished(in, null);
-                } else {
-                    doWrite(in); // more: the next call fills the socket or meets EAGAIN
-                }
-                return true;
-            }
-            if (n == -Errno.EAGAIN) {
-                armWritePoll(r); // (its SQE was reserved before this write began)
-                return true;
-            }
-            if (n == -Errno.EINVAL || n == -Errno.ENOSYS || n == -Errno.EOPNOTSUPP) {
-                closeSendfileFd(); // a file sendfile cannot read (e.g. O_DIRECT): copy the rest
-                f.sendfileRegion = region;
-                return false;
-            }
-            sendfileFinished(in, n == 0
-                ? new IOException("the file ended before the region's " + region.count() + " bytes (at "
-                    + (region.position() + done) + "): " + region)
-                : new NativeIoException("sendfile", (int) n));
-            return true;
-        }
-
-        /** The region went out whole ({@code cause} null) or failed; the next message follows. */
-        private void sendfileFinished(ChannelOutboundBuffer in, Throwable cause) {
-            closeSendfileFd();
-            if (cause == null) {
-                in.remove();
-            } else {
-                in.remove(cause);
-            }
-            if (!in.isEmpty()) {
-                doWrite(in);
-            }
-        }
-
         /** The socket has room again (or the wait was cancelled): the next sendfile goes before the next enter. */
         private void writePollComplete(int res) {
             ended(WRITE);
@@ -2316,24 +2113,6 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 handleWriteError(new NativeIoException("poll", res));
             } else if (!in.isEmpty()) {
                 doWrite(in);
-            }
-        }
-
-        /** {@code res} bytes of the FileRegion's current chunk were sent. */
-        private void fileSent(ChannelOutboundBuffer in, int res) {
-            ByteBuf chunk = files.chunk;
-            chunk.skipBytes(res);
-            if (in != null) {
-                in.progress(res);
-            }
-            if (chunk.isReadable() && isOpen()) {
-                return; // a short send: the rest of the chunk goes next
-            }
-            // sent whole; or the channel closed while the SEND was in flight (doClose left the chunk to this
-            // completion), and nothing sends the rest: the buffer goes back to its pool, a mapping is unmapped
-            releaseFileChunk();
-            if (in != null && in.current() instanceof FileRegion region && region.transferred() >= region.count()) {
-                in.remove();
             }
         }
 
@@ -2557,7 +2336,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             writeSettledAhead = false;
             if (res >= 0) {
                 registration.handler().counters().writeBytes += res;
-                boolean fileChunk = files != null && files.chunk != null;
+                boolean fileChunk = files != null && files.hasChunk();
                 if (!fileChunk && in != null && !settled) {
                     // the written buffers leave while the write still counts as in flight: a promise's listener
                     // that closes the channel in here makes the close hold what is left for the kernel, not
@@ -2567,7 +2346,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 ended(WRITE);
                 releaseHeldForKernel();
                 if (fileChunk) {
-                    fileSent(in, res);
+                    files.sent(in, res);
                 }
                 if (in != null && !in.isEmpty()) {
                     doWrite(in);
@@ -2580,7 +2359,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 waitForConnection();
                 return;
             }
-            releaseFileChunk();
+            if (files != null) {
+                files.releaseChunk();
+            }
             if (res == -Errno.ECANCELED || in == null) {
                 return;
             }
@@ -2604,13 +2385,5 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             }
             armWritePoll(r);
         }
-
-        /** One POLL_ADD for POLLOUT, in place of the write, whose completion writes again; the SQE is reserved. */
-        private void armWritePoll(RingwireIoRegistration r) {
-            nameSlot(r, r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false,
-                r.nextUserData(IORING_OP_POLL_ADD, WRITE_POLL)));
-            startedWrite(IORING_OP_POLL_ADD, WRITE_POLL);
-        }
     }
-
 }
