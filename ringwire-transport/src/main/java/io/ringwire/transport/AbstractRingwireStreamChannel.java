@@ -104,11 +104,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * {@link #fileSlot}. Null while it moves between loops, before a client's socket is made, and for connections
      * with an fd.
      */
-    private volatile RingwireIoHandler slotHome;
+    volatile RingwireIoHandler slotHome;
     /** A direct descriptor counted in its loop's {@link RingwireCounters#directDescriptors()}. */
     private boolean directJoined;
     /** A client on direct descriptors whose socket is made when it joins its loop: what it needs until then. */
-    private volatile PendingSocket pendingSocket;
+    volatile PendingSocket pendingSocket;
     /** Bytes an inline write sent whose buffers are still being removed from the outbound buffer. */
     private long inlineUnsettled;
     /** The last frame an inline write sent, until the next receive has gone up ({@link #holdAfterInlineWrite}). */
@@ -123,57 +123,35 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     private boolean readInBatch;
     /** The last receive's CQE said more bytes were waiting in the socket (IORING_CQE_F_SOCK_NONEMPTY). */
     private boolean moreWaiting;
-    private boolean eofSeen;
+    boolean eofSeen;
     /**
      * The peer has closed (its FIN seen while reading was paused): read on to the EOF whatever autoRead and the
      * allocator's budget say, delivering every byte, as Netty's epoll does on EPOLLRDHUP; then the close, or the input
      * shutdown with half-closure allowed.
      */
-    private boolean drainingToEof;
-    private boolean recvNeedsRearm;
+    boolean drainingToEof;
+    boolean recvNeedsRearm;
     /**
      * The write in flight was settled from its CQE, seen ahead of its turn by a close in the same batch
      * ({@code settleWritePosted}): when that CQE's turn comes it only ends the write.
      */
     private boolean writeSettledAhead;
-    private IOException readError;
+    IOException readError;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
-
-    /**
-     * The messages of descriptors passed in flight (Unix domain sockets, SCM_RIGHTS), made at the first: most
-     * connections never pass one, and an idle connection should not carry their fields.
-     */
-    private static final class Descriptors {
-        /** The message of the RECVMSG in flight that takes a descriptor; the channel owns it until the CQE. */
-        ByteBuf recv;
-        /** The message of the SENDMSG in flight that passes one; the channel owns it until the CQE. */
-        ByteBuf send;
-        /** An fd installed to pass a direct descriptor's socket (it has none), closed when that SENDMSG ends. */
-        int installed = -1;
-        /**
-         * The descriptor being passed whose socket is a direct descriptor in another loop's table: that loop installs
-         * an fd of it ({@link #fetched} once it has come); null when none is asked for.
-         */
-        FileDescriptor fetching;
-        /** The fd another loop installed for {@link #fetching}, not yet passed; -1 for none. */
-        int fetched = -1;
-    }
-
-    private Descriptors descriptors;
-
-    /** @return {@link #descriptors}, made at the first descriptor passed */
-    private Descriptors descriptors() {
-        Descriptors d = descriptors;
-        return d != null ? d : (descriptors = new Descriptors());
-    }
 
     /** Bytes received but not yet delivered, because autoRead is off and the read loop's budget ran out. */
     private ByteBuf pendingInput;
     /** user_data data of the POLL_ADD that waits for socket space between two sendfile calls. */
     static final int WRITE_POLL = 1;
-    /** user_data data of the SENDMSG that passes a descriptor (a gathered write's SENDMSG has 0). */
-    static final int DESCRIPTOR = 1;
+
+    /** Null until the channel's first descriptor passed (Unix domain sockets only). */
+    private DescriptorPassing descriptors;
+
+    private DescriptorPassing descriptors() {
+        DescriptorPassing d = descriptors;
+        return d != null ? d : (descriptors = new DescriptorPassing(this));
+    }
 
     /** Null until the channel's first FileRegion. */
     private FileRegionWriter files;
@@ -302,7 +280,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * makes the socket: each call holds the object's lock, and so does the making, so an option set goes either to
      * this list, which the making then puts on the socket, or, once it is made, to the socket.
      */
-    private static final class PendingSocket {
+    static final class PendingSocket {
         final int family;
         /** (level, optname, value) in the order they were set. Guarded by this. */
         private final java.util.List<Object[]> options = new java.util.ArrayList<>();
@@ -509,7 +487,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * @return false if the socket was made already (elsewhere, concurrently) or the channel closed
      * @throws io.netty.channel.ChannelException the socket could not be made, as Netty's transports fail to open one
      */
-    private boolean makeSocket(RingwireIoHandler target) {
+    boolean makeSocket(RingwireIoHandler target) {
         PendingSocket p = pendingSocket;
         if (p == null) {
             return false;
@@ -615,7 +593,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     }
 
     /** A call on this direct descriptor's slot, on the loop whose table holds it. */
-    private interface SlotCall<T> {
+    interface SlotCall<T> {
         T call(RingwireIoHandler home, int slot) throws NativeIoException;
     }
 
@@ -631,7 +609,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * @throws NativeIoException what the call threw; EBADF when the slot is gone (closed), EAGAIN while it moves or
      *                           when asked from another event loop
      */
-    private <T> T onSlot(SlotCall<T> call) throws NativeIoException {
+    <T> T onSlot(SlotCall<T> call) throws NativeIoException {
         RingwireIoHandler home = slotHome;
         if (home == null) {
             throw new NativeIoException("a call on " + directDescription(), isOpen() ? -Errno.EAGAIN : -Errno.EBADF);
@@ -1017,7 +995,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return; // nothing changed: prepareBeforeEnter() comes back here next iteration
         }
         if (readsFileDescriptors()) {
-            armDescriptorRecv(r);
+            descriptors().armRecv(r);
             return;
         }
         RingwireIoHandler h = r.handler();
@@ -1075,8 +1053,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     @Override
     byte readOpcode() {
-        Descriptors d = descriptors;
-        return d != null && d.recv != null ? IORING_OP_RECVMSG : IORING_OP_RECV;
+        DescriptorPassing d = descriptors;
+        return d != null && d.receiving() ? IORING_OP_RECVMSG : IORING_OP_RECV;
     }
 
     /**
@@ -1096,25 +1074,6 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         if (r != null && r.isValid()) {
             cancelReads(r);
         }
-    }
-
-    /**
-     * One RECVMSG of the one-byte message that carries a descriptor, single-shot: the peer's descriptors come one per
-     * completion, as Netty's native domain channels read them. The SQE is reserved.
-     */
-    private void armDescriptorRecv(RingwireIoRegistration r) {
-        ByteBuf buf = DescriptorMessage.allocate(config.getAllocator());
-        if (buf == null) {
-            throw new IllegalStateException("the channel's allocator gives direct buffers without a single native "
-                + "address, to receive a descriptor into: " + config.getAllocator());
-        }
-        long msghdr = DescriptorMessage.layOut(DescriptorMessage.msghdr(buf), -1);
-        descriptors().recv = buf;
-        // named by its fd, not a fixed-file slot: passing descriptors is rare, and takes no slot (but a direct
-        // descriptor has nothing else)
-        nameSlot(r, r.sq().prepRecvmsg(fd, msghdr, SocketConstants.MSG_CMSG_CLOEXEC,
-            r.nextUserData(IORING_OP_RECVMSG, SINGLE)));
-        started(READ_SINGLE);
     }
 
     /** @return bytes received and held for the next read() (autoRead off, or between loops); on the loop only */
@@ -1205,7 +1164,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * Names this direct descriptor's slot in {@code sqe}, which was prepared with {@link #fd}: for the operations that
      * a connection with an fd names by its fd (a POLL_ADD, a connect, passing descriptors, ...).
      */
-    private void nameSlot(RingwireIoRegistration r, long sqe) {
+    void nameSlot(RingwireIoRegistration r, long sqe) {
         if (fd == DIRECT_FD) {
             r.sq().useFixedFile(sqe, fileSlot);
         }
@@ -1241,10 +1200,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (files != null) {
                 files.closed(inFlight(WRITE));
             }
-            Descriptors d = descriptors;
-            if (d != null && d.fetched >= 0) {
-                Libc.close(d.fetched); // installed by another loop for a passing that will not happen now
-                d.fetched = -1;
+            if (descriptors != null) {
+                descriptors.closed();
             }
             if (pendingInput != null) {
                 pendingInput.release();
@@ -1323,7 +1280,12 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         return new StreamUnsafe();
     }
 
-    private final class StreamUnsafe extends RingwireUnsafe {
+    /** @return this channel's handle, for the features kept in classes of their own */
+    final StreamUnsafe streamUnsafe() {
+        return (StreamUnsafe) unsafe();
+    }
+
+    final class StreamUnsafe extends RingwireUnsafe {
         /*
          * A receive from the shared ring is entered through a method handle in a field that is not final, so C2
          * cannot fold it into a constant and compiles the receive on its own. Called directly, it was inlined into
@@ -1439,13 +1401,13 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 }
                 case IORING_OP_SEND -> writeComplete(res);
                 case IORING_OP_SENDMSG -> {
-                    if (data == DESCRIPTOR) {
-                        descriptorSendComplete(res);
+                    if (data == DescriptorPassing.DESCRIPTOR) {
+                        descriptors.sendComplete(res);
                     } else {
                         writeComplete(res);
                     }
                 }
-                case IORING_OP_RECVMSG -> descriptorRecvComplete(res, flags);
+                case IORING_OP_RECVMSG -> descriptors.recvComplete(res, flags);
                 case IORING_OP_SEND_ZC, IORING_OP_SENDMSG_ZC -> {
                     if (zeroCopy.complete(res, flags, data)) {
                         writeComplete(res);
@@ -1657,7 +1619,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          * the CPU's cache; after the whole batch (the lab's rpc-backend: 32 connections × 64 KiB) they are not.
          * Otherwise it follows the batch, once for all of this connection's receives in it.
          */
-        private void readDone(RingwireIoRegistration r, boolean last) {
+        void readDone(RingwireIoRegistration r, boolean last) {
             releaseHeldAfterInlineWrite(); // this receive's bytes have met the frames the last inline write sent
             if (last && !inFlight(WRITE) && r.isValid()) {
                 afterCompletions();
@@ -1720,7 +1682,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
 
         /** @return the allocator's handle for this batch of completions, reset when the batch starts */
-        private RecvByteBufAllocator.ExtendedHandle batchHandle() {
+        RecvByteBufAllocator.ExtendedHandle batchHandle() {
             RecvByteBufAllocator.ExtendedHandle handle = allocHandle();
             if (!readInBatch) {
                 readInBatch = true;
@@ -1732,7 +1694,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
 
         /** Counts one message of {@code n} bytes going up the pipeline in this batch. */
-        private void countRead(RecvByteBufAllocator.ExtendedHandle handle, int n) {
+        void countRead(RecvByteBufAllocator.ExtendedHandle handle, int n) {
             handle.lastBytesRead(n);
             handle.incMessagesRead(1);
             messagesThisLoop++;
@@ -1980,7 +1942,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          */
         private void writeNotBytes(RingwireIoRegistration r, ChannelOutboundBuffer in, Object current) {
             if (current instanceof FileDescriptor passed) {
-                sendDescriptor(r, in, passed);
+                descriptors().send(r, in, passed);
             } else {
                 files().write(r, in, (FileRegion) current);
             }
@@ -2116,218 +2078,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             }
         }
 
-        /**
-         * One SENDMSG of the one-byte message that passes {@code passed} (SCM_RIGHTS), as Netty's native domain
-         * channels send it; the descriptor stays the application's. The SQE is reserved.
-         */
-        private void sendDescriptor(RingwireIoRegistration r, ChannelOutboundBuffer in, FileDescriptor passed) {
-            if (!passed.isOpen()) {
-                // bad input: that write fails, the connection and the writes after it go on
-                in.remove(new IllegalArgumentException(passed + " is closed: there is no descriptor to pass"));
-                if (!in.isEmpty()) {
-                    doWrite(in);
-                }
-                return;
-            }
-            int toPass = passed.intValue();
-            AbstractRingwireStreamChannel owner = (AbstractRingwireStreamChannel) directOwner(passed);
-            boolean fetched = false;
-            if (owner != null) {
-                Descriptors d = descriptors();
-                if (d.fetching == passed) {
-                    if (d.fetched < 0) {
-                        return; // its fd is on its way from the loop whose table holds it
-                    }
-                    fetched = true;
-                } else {
-                    RingwireIoHandler home = owner.slotHome;
-                    if (home != null && !home.inLoop() && owner.pendingSocket == null) {
-                        fetchDescriptor(owner, home, passed);
-                        return;
-                    }
-                }
-            }
-            ByteBuf buf = DescriptorMessage.allocate(config.getAllocator());
-            if (buf == null) {
-                if (fetched) {
-                    Libc.close(descriptors.fetched);
-                    descriptors.fetched = -1;
-                    descriptors.fetching = null;
-                }
-                handleWriteError(new IllegalStateException("the channel's allocator gives direct buffers without a "
-                    + "single native address, to send a descriptor from: " + config.getAllocator()));
-                return;
-            }
-            if (owner != null) {
-                // a channel on a direct descriptor has no fd: one is installed for the passing (the peer gets a
-                // descriptor of the same socket), and closed once the SENDMSG has ended; a client that has joined
-                // no loop yet has no socket at all: it gets one now, with an fd of its own, as without direct ones
-                try {
-                    Descriptors d = descriptors();
-                    if (fetched) {
-                        toPass = d.fetched;
-                        d.fetched = -1;
-                        d.fetching = null;
-                        d.installed = toPass;
-                    } else if (owner.pendingSocket != null && !owner.isRegistered()) {
-                        if (!owner.makeSocket(null)) {
-                            throw new NativeIoException("passing " + owner + ", which joined its loop meanwhile",
-                                -Errno.EAGAIN);
-                        }
-                        toPass = owner.fd;
-                    } else {
-                        toPass = owner.onSlot((h, slot) -> h.installFd(slot));
-                        d.installed = toPass;
-                    }
-                } catch (NativeIoException | RuntimeException e) {
-                    buf.release();
-                    in.remove(e);
-                    if (!in.isEmpty()) {
-                        doWrite(in);
-                    }
-                    return;
-                }
-            }
-            descriptors().send = buf;
-            long msghdr = DescriptorMessage.layOut(DescriptorMessage.msghdr(buf), toPass);
-            nameSlot(r, r.sq().prepSendmsg(fd, msghdr, SocketConstants.MSG_NOSIGNAL,
-                r.nextUserData(IORING_OP_SENDMSG, DESCRIPTOR)));
-            startedWrite(IORING_OP_SENDMSG, DESCRIPTOR);
-            r.handler().counters().writes++;
-        }
-
-        /**
-         * Asks the loop whose table holds {@code owner}'s socket for an fd of it, to pass: a task of that loop, which
-         * hands the fd back to this channel's loop in a task of its own ({@link #descriptorFetched}), so that
-         * neither loop waits for the other. The write waits at the head of the outbound buffer meanwhile.
-         */
-        private void fetchDescriptor(AbstractRingwireStreamChannel owner, RingwireIoHandler home,
-                                     FileDescriptor passed) {
-            descriptors().fetching = passed;
-            try {
-                home.executor().execute(() -> {
-                    int installed = -1;
-                    Throwable error = null;
-                    try {
-                        installed = owner.onSlot((h, slot) -> h.installFd(slot));
-                    } catch (NativeIoException | RuntimeException e) {
-                        error = e;
-                    }
-                    descriptorFetched(passed, installed, error);
-                });
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                descriptorFetched(passed, -1, new NativeIoException("passing a direct descriptor whose loop has "
-                    + "ended", -Errno.EBADF));
-            }
-        }
-
-        /**
-         * The fd {@link #fetchDescriptor} asked for (or why there is none) comes to this channel's loop: the passing
-         * goes on with it. An fd that is no longer wanted (the channel closed, the write failed) is closed.
-         */
-        private void descriptorFetched(FileDescriptor passed, int installed, Throwable error) {
-            try {
-                eventLoop().execute(() -> {
-                    Descriptors d = descriptors;
-                    ChannelOutboundBuffer in = outboundBuffer();
-                    if (d == null || d.fetching != passed || !isOpen() || in == null || in.current() != passed) {
-                        if (installed >= 0) {
-                            Libc.close(installed);
-                        }
-                        if (d != null && d.fetching == passed) {
-                            d.fetching = null;
-                        }
-                        return;
-                    }
-                    if (error != null) {
-                        d.fetching = null;
-                        in.remove(error); // that write fails; the connection and the writes after it go on
-                        if (!in.isEmpty()) {
-                            doWrite(in);
-                        }
-                        return;
-                    }
-                    d.fetched = installed;
-                    doWrite(in);
-                });
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                if (installed >= 0) {
-                    Libc.close(installed); // this channel's loop has ended
-                }
-            }
-        }
-
-        private void descriptorSendComplete(int res) {
-            ended(WRITE);
-            releaseHeldForKernel(); // a close while it was in flight held the flushed messages after it
-            Descriptors d = descriptors;
-            d.send.release();
-            d.send = null;
-            if (d.installed >= 0) {
-                Libc.close(d.installed);
-                d.installed = -1;
-            }
-            ChannelOutboundBuffer in = outboundBuffer();
-            if (res > 0 && in != null) {
-                in.remove(); // the descriptor is the peer's too now
-                if (!in.isEmpty()) {
-                    doWrite(in);
-                }
-            } else if (res == 0 && in != null) {
-                doWrite(in); // nothing taken: again
-            } else if (res < 0 && res != -Errno.ECANCELED && in != null) {
-                handleWriteError(new NativeIoException("sendmsg(SCM_RIGHTS)", res));
-            }
-        }
-
-        /** A descriptor the peer passed came (or its EOF, or an error): it goes up the pipeline. */
-        private void descriptorRecvComplete(int res, int flags) {
-            readCompleted(SINGLE, flags);
-            Descriptors d = descriptors;
-            ByteBuf buf = d.recv;
-            d.recv = null;
-            RingwireIoRegistration r = registration;
-            try {
-                if (res > 0) {
-                    long msghdr = DescriptorMessage.msghdr(buf);
-                    int[] received = DescriptorMessage.receivedFds(msghdr);
-                    boolean truncated = DescriptorMessage.truncated(msghdr);
-                    if (received.length > 1 || truncated) {
-                        // several descriptors in one message: the control buffer has room for two, which the kernel
-                        // installed in this process (it closed any more). Every one is closed and the read fails,
-                        // as with Netty's epoll (EINVAL; EMSGSIZE when the kernel says it truncated): kept, or left
-                        // open, a peer passing them in pairs would fill this process's table. The connection stays,
-                        // and the next message is read
-                        for (int fd : received) {
-                            Libc.close(fd);
-                        }
-                        if (isOpen()) {
-                            pipeline().fireExceptionCaught(new NativeIoException(truncated
-                                ? "recvmsg(SCM_RIGHTS) of more descriptors in one message than the "
-                                    + DescriptorMessage.MAX_RECEIVED + " that fit"
-                                : "recvmsg(SCM_RIGHTS) of " + received.length + " descriptors in one message",
-                                truncated ? Errno.EMSGSIZE : Errno.EINVAL));
-                        }
-                    } else if (received.length == 1 && isOpen()) {
-                        RecvByteBufAllocator.ExtendedHandle handle = batchHandle();
-                        countRead(handle, 1);
-                        if (!config.isAutoRead() && !drainingToEof) {
-                            readPending = false;
-                        }
-                        pipeline().fireChannelRead(new DescriptorMessage.Received(received[0]));
-                    } else if (received.length == 1) {
-                        Libc.close(received[0]); // the channel closed while it came: nobody to own it
-                    } // else a byte without a descriptor: consumed, as Netty's native channels do
-                } else if (res == 0) {
-                    eofSeen = true;
-                } else if (res != -Errno.ECANCELED) {
-                    readError = new NativeIoException("recvmsg(SCM_RIGHTS)", res);
-                }
-            } finally {
-                buf.release();
-            }
-            recvNeedsRearm = true;
-            readDone(r, true);
+        /** {@link #handleWriteError} for the features kept in classes of their own. */
+        void writeFailed(Throwable cause) {
+            handleWriteError(cause);
         }
 
         private void writeComplete(int res) {
