@@ -94,21 +94,6 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      */
     static final int READ_LOOP_BYTES = 256 * 1024;
 
-    /**
-     * This socket's slot in the loop's fixed-file table (≥ 0); -1 for none (not registered, or the table refused);
-     * below -1, registered and counting its SQEs up to -1, when it takes one ({@link #useFixedFile}).
-     */
-    private int fileSlot = -1;
-    /**
-     * A connection on a direct descriptor ({@link #DIRECT_FD}): the loop whose fixed-file table holds its socket in
-     * {@link #fileSlot}. Null while it moves between loops, before a client's socket is made, and for connections
-     * with an fd.
-     */
-    volatile RingwireIoHandler slotHome;
-    /** A direct descriptor counted in its loop's {@link RingwireCounters#directDescriptors()}. */
-    private boolean directJoined;
-    /** A client on direct descriptors whose socket is made when it joins its loop: what it needs until then. */
-    volatile PendingSocket pendingSocket;
     /** Bytes an inline write sent whose buffers are still being removed from the outbound buffer. */
     private long inlineUnsettled;
     /** The last frame an inline write sent, until the next receive has gone up ({@link #holdAfterInlineWrite}). */
@@ -190,8 +175,12 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         return z != null ? z : (zeroCopy = new ZeroCopySends(this));
     }
 
+    /** Where the socket lives (an fd, a fixed-file slot, a direct descriptor), and the calls that depend on it. */
+    final StreamSocket socket;
+
     AbstractRingwireStreamChannel(Channel parent, int fd, boolean active) {
         super(parent, fd, active);
+        this.socket = new StreamSocket(this, null);
     }
 
     /**
@@ -202,62 +191,28 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      */
     AbstractRingwireStreamChannel(Channel parent, int slot, RingwireIoHandler home) {
         super(parent, DIRECT_FD, true);
-        this.fileSlot = slot;
-        this.slotHome = home;
+        this.socket = new StreamSocket(this, slot, home);
     }
 
     /**
      * A client. With {@code fd} {@link #DIRECT_FD} its socket is made in the fixed-file table of the loop it joins
      * (SOCKET into a slot), or with an fd if that loop has no direct descriptors; options set before that wait in
-     * {@link PendingSocket}.
+     * {@link StreamSocket.PendingSocket}.
      *
      * @param family {@code AF_INET}, {@code AF_INET6} or {@code AF_UNIX} for a socket made later; else ignored
      * @param fd     the socket, or {@link #DIRECT_FD}
      */
     AbstractRingwireStreamChannel(int family, int fd) {
         super(null, fd, false);
-        this.pendingSocket = fd == DIRECT_FD ? new PendingSocket(family) : null;
+        this.socket = new StreamSocket(this, fd == DIRECT_FD ? new StreamSocket.PendingSocket(family) : null);
     }
 
     /** No family: a client channel that opened its socket with an fd. */
     static final int AF_NONE = -1;
 
-    /**
-     * bind(2) of this direct descriptor: a BIND SQE on its slot [6.11], else on an fd installed for the call.
-     *
-     * @param ipv6 whether the socket is AF_INET6 (how to write an IPv4 address)
-     */
-    void bindDirect(SocketAddress address, boolean ipv6) throws NativeIoException {
-        if (!io.ringwire.uring.IoUringProbe.get().isBindSupported()) {
-            withFd(f -> {
-                Sockets.bind(f, address);
-                return null;
-            });
-            return;
-        }
-        onSlot((h, slot) -> {
-            MemorySegment sa = h.syncArea().asSlice(0, SockAddr.STORAGE_SIZE);
-            int len = SockAddr.write(address, sa, ipv6);
-            return NativeIoException.check(h.syncCall(IoUringConstants.IORING_OP_BIND,
-                (q, ud) -> q.useFixedFile(q.prepBind(slot, sa.address(), len, ud), slot)), "bind " + address);
-        });
-    }
-
     /** @return the local and remote addresses known without asking the kernel, for {@code toString} */
     String cachedAddresses() {
         return cachedLocalAddress() + " -> " + cachedRemoteAddress();
-    }
-
-    /**
-     * @return whether client channels made now leave their socket to the loop they join, never holding an fd: the
-     *         loops have direct descriptors by default ({@code -Dringwire.directDescriptors=true}) and the kernel can
-     *         make a socket in a slot. Otherwise a client opens its socket with an fd, as it always did, and joining a
-     *         loop with direct descriptors puts it in the table and closes the fd
-     */
-    static boolean clientSocketsInSlots() {
-        Boolean o = clientSocketsInSlotsForTests;
-        return (o != null ? o && RingwireIoHandler.directDescriptorsAvailable() : RingwireIoHandler.clientSocketsInSlots())
-            && io.ringwire.uring.IoUringProbe.get().isSocketDirectSupported();
     }
 
     /** For tests: whether client channels made now leave their socket to their loop; null: the system property. */
@@ -272,586 +227,51 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      */
     abstract int writeRemoteAddress(SocketAddress remote, MemorySegment dst);
 
-    // ------------------------------------------------------------------------------------------ direct descriptors
-
-    /**
-     * A client on direct descriptors before it joins a loop: its socket's family, and the options set meanwhile, to
-     * be set on the socket once the loop has made it. The application's threads set and read them while the loop
-     * makes the socket: each call holds the object's lock, and so does the making, so an option set goes either to
-     * this list, which the making then puts on the socket, or, once it is made, to the socket.
-     */
-    static final class PendingSocket {
-        final int family;
-        /** (level, optname, value) in the order they were set. Guarded by this. */
-        private final java.util.List<Object[]> options = new java.util.ArrayList<>();
-        /** Whether the socket was made (or the channel closed before): options go to it now. Guarded by this. */
-        private boolean made;
-
-        PendingSocket(int family) {
-            this.family = family;
-        }
-
-        /**
-         * Keeps an option for the socket, once a socket of the same family has taken the value: one the kernel
-         * refuses fails here, as it fails at once on an fd. Without an fd to spare for that check (EMFILE, ENFILE:
-         * a process that holds its connections in slots may have none), it is checked when the socket is made.
-         *
-         * @return false if the socket was made meanwhile: set it there
-         * @throws NativeIoException the kernel refused the value
-         */
-        synchronized boolean add(int level, int name, byte[] value) throws NativeIoException {
-            if (made) {
-                return false;
-            }
-            int template = -1;
-            try {
-                template = Sockets.open(family, SocketConstants.SOCK_STREAM);
-            } catch (NativeIoException e) {
-                if (e.errno() != Errno.EMFILE && e.errno() != Errno.ENFILE) {
-                    throw e;
-                }
-            }
-            if (template >= 0) {
-                try {
-                    Sockets.setBytes(template, level, name, value);
-                } finally {
-                    Libc.close(template);
-                }
-            }
-            options.add(new Object[] {level, name, value.clone()});
-            return true;
-        }
-
-        /** @return the value last set for the option, or null (none, or the socket is made) */
-        synchronized byte[] value(int level, int name) {
-            for (int i = options.size() - 1; i >= 0 && !made; i--) {
-                Object[] o = options.get(i);
-                if ((int) o[0] == level && (int) o[1] == name) {
-                    return ((byte[]) o[2]).clone();
-                }
-            }
-            return null;
-        }
-
-        /** @return whether the socket is still to be made */
-        synchronized boolean pending() {
-            return !made;
-        }
-    }
+    // ------------------------------------------------------------------------------------------ the socket
 
     @Override
     String directDescription() {
-        RingwireIoHandler home = slotHome;
-        if (home != null) {
-            return "slot " + fileSlot + " of the fixed-file table of " + home.executor();
-        }
-        PendingSocket p = pendingSocket;
-        return p != null && p.pending() ? "a direct descriptor made when the channel joins its loop"
-            : "a direct descriptor moving between loops";
+        return socket.description();
     }
 
-    /**
-     * A direct descriptor comes to the registration's loop before the channel is registered there: it moves from
-     * the table that holds it (MSG_RING from that loop; the slot it gets here comes with a completion), or, a
-     * client's, is made here (SOCKET into a slot). A loop without direct descriptors gets an fd instead.
-     */
     @Override
     void arrive(RingwireIoRegistration r, Runnable then, java.util.function.Consumer<Throwable> failed) {
-        if (fd != DIRECT_FD) {
-            if (fd >= 0 && r.handler().directDescriptors()) {
-                intoTable(r.handler());
-            }
-            then.run();
-            return;
-        }
-        RingwireIoHandler target = r.handler();
-        RingwireIoHandler from = slotHome;
-        try {
-            if (pendingSocket != null) {
-                makeSocket(target); // (false: made by a passing of its descriptor meanwhile, with an fd)
-            } else if (from == null) {
-                throw new java.nio.channels.ClosedChannelException(); // closed while it moved
-            } else if (!target.directDescriptors()) {
-                if (from != target) {
-                    fdFrom(from, target, then, failed);
-                    return;
-                }
-                becomeFd(from);
-            } else if (from != target) {
-                moveSlot(from, target, then, failed);
-                return;
-            }
-        } catch (Throwable t) {
-            failed.accept(t);
-            return;
-        }
-        then.run();
-    }
-
-    /** Moves this direct descriptor from {@code from}'s table to {@code target}'s, on {@code target}'s loop. */
-    private void moveSlot(RingwireIoHandler from, RingwireIoHandler target, Runnable then,
-                          java.util.function.Consumer<Throwable> failed) {
-        int slot = fileSlot;
-        slotHome = null;
-        fileSlot = -1;
-        long targetUserData = target.expectSlot(res -> {
-            if (res < 0) {
-                failed.accept(res == -Errno.ENFILE ? new NativeIoException("moving a connection to " + target.executor()
-                    + " (its fixed-file table of " + target.counters().fixedFileSlots() + " slots is full: the loop "
-                    + "holds as many connections as the open-file limit allows; more event loops hold more)", res)
-                    : new NativeIoException("moving a connection to " + target.executor() + " (MSG_RING)", res));
-            } else if (!isOpen()) {
-                target.closeSlot(res); // closed while it moved
-                failed.accept(new java.nio.channels.ClosedChannelException());
-            } else {
-                fileSlot = res;
-                slotHome = target;
-                then.run();
-            }
-        });
-        try {
-            from.executor().execute(() -> from.sendSlot(slot, target, targetUserData, res -> {
-                if (res < 0) {
-                    try {
-                        target.executor().execute(() -> target.slotNotComing(targetUserData, res));
-                    } catch (java.util.concurrent.RejectedExecutionException e) {
-                        logger.debug("{}: its move failed ({}) after its new loop ended", this, Errno.name(res));
-                    }
-                }
-            }));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            target.slotNotComing(targetUserData, -Errno.EBADF); // the loop that held it has ended, and its table
-        }
-    }
-
-    /**
-     * This direct descriptor becomes an fd for {@code target}, a loop without direct descriptors, on {@code target}'s
-     * loop: the fd is installed on {@code from}'s loop, whose table holds the slot, and handed back to
-     * {@code target}'s, a task each way, so that neither loop waits for the other (two loops each waiting for the
-     * other would wait for ever).
-     */
-    private void fdFrom(RingwireIoHandler from, RingwireIoHandler target, Runnable then,
-                        java.util.function.Consumer<Throwable> failed) {
-        int slot = fileSlot;
-        slotHome = null; // moving: a call meanwhile fails with EAGAIN, a close leaves the socket to the move
-        fileSlot = -1;
-        try {
-            from.executor().execute(() -> {
-                int installed;
-                try {
-                    installed = from.installFd(slot);
-                } catch (NativeIoException | RuntimeException e) {
-                    from.closeSlot(slot); // the channel fails its registration, and is closed
-                    arriveWithFd(target, -1, e, then, failed);
-                    return;
-                }
-                from.emptySlotNow(slot); // the fd holds the last reference, wherever it is closed
-                arriveWithFd(target, installed, null, then, failed);
-            });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // the loop that held it has ended, and its table with it
-            failed.accept(new NativeIoException("moving a connection out of the table of a loop that has ended",
-                -Errno.EBADF));
-        }
-    }
-
-    /** The fd {@link #fdFrom} installed (or its failure) comes to {@code target}'s loop. */
-    private void arriveWithFd(RingwireIoHandler target, int installed, Throwable error, Runnable then,
-                              java.util.function.Consumer<Throwable> failed) {
-        try {
-            target.executor().execute(() -> {
-                if (error != null) {
-                    failed.accept(error);
-                } else if (!isOpen()) {
-                    Libc.close(installed); // closed while it moved
-                    failed.accept(new java.nio.channels.ClosedChannelException());
-                } else {
-                    fd = installed;
-                    then.run();
-                }
-            });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            if (installed >= 0) {
-                Libc.close(installed);
-            }
-            failed.accept(e); // its new loop has ended
-        }
-    }
-
-    /**
-     * A client's socket, made in {@code target}'s table (or with an fd there, or with {@code target} null), and the
-     * options set before: one the kernel refuses now (its value could not be checked when it was set) is logged as a
-     * warning, as Netty's Bootstrap logs an option refused on an fd, and the socket goes on without it. Holds the
-     * {@link PendingSocket}'s lock throughout, so an option set meanwhile waits, then goes to the socket.
-     *
-     * @return false if the socket was made already (elsewhere, concurrently) or the channel closed
-     * @throws io.netty.channel.ChannelException the socket could not be made, as Netty's transports fail to open one
-     */
-    boolean makeSocket(RingwireIoHandler target) {
-        PendingSocket p = pendingSocket;
-        if (p == null) {
-            return false;
-        }
-        synchronized (p) {
-            if (p.made) {
-                return false;
-            }
-            int type = SocketConstants.SOCK_STREAM | SocketConstants.SOCK_NONBLOCK;
-            try {
-                if (target != null && target.directDescriptors()) {
-                    int slot = target.syncCall(IoUringConstants.IORING_OP_SOCKET,
-                        (q, ud) -> q.prepSocketDirect(p.family, type, 0, -1, ud));
-                    if (slot == -Errno.ENFILE) {
-                        throw new NativeIoException("socket into " + target.executor() + "'s fixed-file table (full, "
-                            + target.counters().fixedFileSlots() + " slots)", slot);
-                    }
-                    NativeIoException.check(slot, "socket into a direct descriptor");
-                    target.slotTaken();
-                    fileSlot = slot;
-                    slotHome = target;
-                } else {
-                    fd = Sockets.open(p.family, SocketConstants.SOCK_STREAM);
-                }
-            } catch (NativeIoException | IllegalStateException e) {
-                throw new io.netty.channel.ChannelException("a socket for " + this, e);
-            }
-            p.made = true;
-            pendingSocket = null;
-            for (Object[] o : p.options) {
-                try {
-                    setBytesOption((int) o[0], (int) o[1], (byte[]) o[2]);
-                } catch (NativeIoException | RuntimeException e) {
-                    logger.warn("{}: an option set before its socket was made is refused now: {}", this, e.toString());
-                }
-            }
-            return true;
-        }
-    }
-
-    /**
-     * A connection with an fd joins a loop with direct descriptors (a client made with its fd, a connection accepted
-     * on a loop without them): its socket goes into the loop's table (FILES_UPDATE into a slot the kernel picks) and
-     * its fd is closed. A full table leaves it on its fd.
-     */
-    private void intoTable(RingwireIoHandler h) {
-        MemorySegment area = h.syncArea();
-        area.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, fd);
-        int res = h.syncCall(IoUringConstants.IORING_OP_FILES_UPDATE, (q, ud) -> q.prepFilesUpdate(area.address(), 1,
-            -1, ud));
-        if (res != 1) {
-            logger.debug("{} keeps its fd: the fixed-file table took none ({})", this, Errno.name(res));
-            return;
-        }
-        h.slotTaken();
-        Libc.close(fd); // the table holds the socket now
-        fileSlot = area.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
-        slotHome = h;
-        fd = DIRECT_FD;
-    }
-
-    /** This direct descriptor becomes an fd, for a loop without direct descriptors. */
-    private void becomeFd(RingwireIoHandler from) throws NativeIoException {
-        int installed = onSlot((h, slot) -> {
-            int f = h.installFd(slot);
-            h.emptySlotNow(slot); // the fd holds the last reference, wherever it is closed
-            return f;
-        });
-        slotHome = null;
-        fileSlot = -1;
-        fd = installed;
+        socket.arrive(r, then, failed);
     }
 
     @Override
     void closeSocket(int f) throws Exception {
-        if (f != DIRECT_FD) {
-            super.closeSocket(f);
-            return;
-        }
-        RingwireIoHandler home = slotHome;
-        int slot = fileSlot;
-        slotHome = null;
-        fileSlot = -1;
-        PendingSocket p = pendingSocket;
-        if (p != null) {
-            synchronized (p) {
-                p.made = true; // never: an option set from now on finds the channel closed
-            }
-            pendingSocket = null;
-        }
-        if (home == null || slot < 0) {
-            return; // moving between loops (the move closes it), or never made
-        }
-        if (home.inLoop()) {
-            home.closeSlot(slot);
-            return;
-        }
-        try {
-            home.executor().execute(() -> home.closeSlot(slot));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            logger.debug("{}'s loop has ended: its ring took the slot with it", this);
-        }
+        socket.close(f);
     }
 
-    /** A call on this direct descriptor's slot, on the loop whose table holds it. */
-    interface SlotCall<T> {
-        T call(RingwireIoHandler home, int slot) throws NativeIoException;
-    }
-
-    /**
-     * Runs {@code call} on the loop whose table holds this direct descriptor: at once when called there; from a
-     * thread that is no event loop (the application's, or an executor's), as a task of that loop, waited for (the ring
-     * takes SQEs from its own thread only). From another event loop it fails at once: one loop never waits for
-     * another, as in Netty's transports (two loops each asking for something of a channel of the other's would wait
-     * for each other for ever), and without an fd there is nothing that thread could call itself. What the channel
-     * knows without its socket (addresses read before, options set before the socket was made) is answered before
-     * this from any thread.
-     *
-     * @throws NativeIoException what the call threw; EBADF when the slot is gone (closed), EAGAIN while it moves or
-     *                           when asked from another event loop
-     */
-    <T> T onSlot(SlotCall<T> call) throws NativeIoException {
-        RingwireIoHandler home = slotHome;
-        if (home == null) {
-            throw new NativeIoException("a call on " + directDescription(), isOpen() ? -Errno.EAGAIN : -Errno.EBADF);
-        }
-        if (home.inLoop()) {
-            int slot = fileSlot;
-            if (slotHome != home || slot < 0) {
-                throw new NativeIoException("a call on " + directDescription(), -Errno.EAGAIN);
-            }
-            try {
-                return call.call(home, slot);
-            } catch (IllegalStateException e) {
-                // the ring could not take the call now (its SQ or CQ full): a refusal like the kernel's, for
-                // the caller's ChannelException
-                NativeIoException n = new NativeIoException("a call on " + directDescription() + " ("
-                    + e.getMessage() + ")", -Errno.EAGAIN);
-                n.initCause(e);
-                throw n;
-            }
-        }
-        if (io.netty.util.internal.ThreadExecutorMap.currentExecutor() instanceof io.netty.channel.EventLoop other) {
-            throw new NativeIoException("a call on " + directDescription() + " from another event loop, " + other
-                + ": the socket is reached only on its own loop, and one loop never waits for another; make it on "
-                + home.executor() + " (channel.eventLoop().execute) or from a thread that is no event loop",
-                -Errno.EAGAIN);
-        }
-        java.util.concurrent.CompletableFuture<T> result = new java.util.concurrent.CompletableFuture<>();
-        try {
-            home.executor().execute(() -> {
-                try {
-                    result.complete(onSlot(call));
-                } catch (Throwable t) {
-                    result.completeExceptionally(t);
-                }
-            });
-            return result.get();
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            throw new NativeIoException("a call on a direct descriptor whose loop has ended", -Errno.EBADF);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new NativeIoException("a call on a direct descriptor, interrupted", -Errno.EINTR);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof NativeIoException n) {
-                throw n;
-            }
-            throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
-        }
-    }
-
-    /** A URING_CMD getsockopt or setsockopt on the slot, its value in the loop's sync area. */
-    private static int sockCmd(RingwireIoHandler h, int slot, int op, int level, int name, int length) {
-        MemorySegment area = h.syncArea();
-        return h.syncCall(IoUringConstants.IORING_OP_URING_CMD, (q, ud) ->
-            q.useFixedFile(q.prepCmdSock(op, slot, level, name, area.address(), length, ud), slot));
-    }
-
-    /*
-     * The calls below read pendingSocket (volatile) before fd: a client's socket is made, and fd or the slot written,
-     * before pendingSocket is cleared, so a call that finds it cleared (or its socket made) sees them.
-     */
-
-    /** @return the client's {@link PendingSocket} while its socket is still to be made, else null */
-    private PendingSocket stillPending() {
-        PendingSocket p = pendingSocket;
-        return p != null && p.pending() ? p : null;
+    @Override
+    void beforeCloseOffLoop(RingwireIoRegistration r) {
+        socket.beforeCloseOffLoop(r);
     }
 
     @Override
     <T> T withFd(FdCall<T> call) throws NativeIoException {
-        PendingSocket p = stillPending();
-        if (p != null) {
-            // no socket yet: the call sees a fresh one of the same family (a default), which it cannot change
-            int template = Sockets.open(p.family, SocketConstants.SOCK_STREAM);
-            try {
-                return call.apply(template);
-            } finally {
-                Libc.close(template);
-            }
-        }
-        if (fd != DIRECT_FD) {
-            return call.apply(fd);
-        }
-        return onSlot((h, slot) -> {
-            int installed = h.installFd(slot);
-            try {
-                return call.apply(installed);
-            } finally {
-                Libc.close(installed);
-            }
-        });
+        return socket.withFd(call);
     }
 
     @Override
     int getIntOption(int level, int name) throws NativeIoException {
-        PendingSocket p = pendingSocket;
-        byte[] pending = p != null ? p.value(level, name) : null;
-        if (pending != null) {
-            return java.nio.ByteBuffer.wrap(pending).order(java.nio.ByteOrder.nativeOrder()).getInt();
-        }
-        if (p != null && p.pending()) {
-            return withFd(f -> Sockets.getInt(f, level, name));
-        }
-        if (fd != DIRECT_FD) {
-            return super.getIntOption(level, name);
-        }
-        if (level != SocketConstants.SOL_SOCKET) {
-            return withFd(f -> Sockets.getInt(f, level, name)); // URING_CMD's getsockopt takes SOL_SOCKET only
-        }
-        return onSlot((h, slot) -> {
-            NativeIoException.check(sockCmd(h, slot, IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, level, name, 4),
-                "getsockopt(" + level + ", " + name + ")");
-            return h.syncArea().get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
-        });
+        return socket.getIntOption(level, name);
     }
 
     @Override
     void setIntOption(int level, int name, int value) throws NativeIoException {
-        if (fd != DIRECT_FD && pendingSocket == null) {
-            super.setIntOption(level, name, value);
-            return;
-        }
-        setBytesOption(level, name, java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder())
-            .putInt(value).array());
+        socket.setIntOption(level, name, value);
     }
 
     @Override
     byte[] getBytesOption(int level, int name, int length) throws NativeIoException {
-        PendingSocket p = pendingSocket;
-        byte[] pending = p != null ? p.value(level, name) : null;
-        if (pending != null) {
-            return pending;
-        }
-        if (p != null && p.pending()) {
-            return withFd(f -> Sockets.getBytes(f, level, name, length));
-        }
-        if (fd != DIRECT_FD) {
-            return super.getBytesOption(level, name, length);
-        }
-        if (level != SocketConstants.SOL_SOCKET || length > RingwireIoHandler.SYNC_AREA_BYTES) {
-            return withFd(f -> Sockets.getBytes(f, level, name, length));
-        }
-        return onSlot((h, slot) -> {
-            int n = NativeIoException.check(sockCmd(h, slot, IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, level, name,
-                length), "getsockopt(" + level + ", " + name + ")");
-            return h.syncArea().asSlice(0, Math.min(n, length)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-        });
+        return socket.getBytesOption(level, name, length);
     }
 
     @Override
     void setBytesOption(int level, int name, byte[] value) throws NativeIoException {
-        PendingSocket p = pendingSocket;
-        if (p != null && p.add(level, name, value)) {
-            return; // (false: made meanwhile, pendingSocket cleared: to the socket)
-        }
-        if (fd != DIRECT_FD) {
-            super.setBytesOption(level, name, value);
-            return;
-        }
-        if (value.length > RingwireIoHandler.SYNC_AREA_BYTES) {
-            withFd(f -> {
-                Sockets.setBytes(f, level, name, value);
-                return null;
-            });
-            return;
-        }
-        onSlot((h, slot) -> {
-            MemorySegment.copy(value, 0, h.syncArea(), java.lang.foreign.ValueLayout.JAVA_BYTE, 0, value.length);
-            NativeIoException.check(sockCmd(h, slot, IoUringConstants.SOCKET_URING_OP_SETSOCKOPT, level, name,
-                value.length), "setsockopt(" + level + ", " + name + ")");
-            return null;
-        });
-    }
-
-    /**
-     * The peer's address of a direct descriptor without an fd: getsockopt(SO_PEERNAME) through URING_CMD, which
-     * takes exactly the address's length ({@code length}: 16 for IPv4, 28 for IPv6).
-     */
-    SocketAddress directPeerAddress(int length) throws NativeIoException {
-        return onSlot((h, slot) -> SockAddr.read(h.syncArea(), NativeIoException.check(sockCmd(h, slot,
-            IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, SocketConstants.SOL_SOCKET, SocketConstants.SO_PEERNAME,
-            length), "getsockopt(SO_PEERNAME)")));
-    }
-
-    /** shutdown(2) of the socket; a direct descriptor's goes as a SHUTDOWN SQE, waited for. */
-    private void shutdownSocket(int how, String what) throws NativeIoException {
-        if (fd != DIRECT_FD) {
-            NativeIoException.check(Libc.shutdown(fd, how), what);
-            return;
-        }
-        onSlot((h, slot) -> NativeIoException.check(h.syncCall(IoUringConstants.IORING_OP_SHUTDOWN,
-            (q, ud) -> q.useFixedFile(q.prepShutdown(slot, how, ud), slot)), what));
-    }
-
-    /** shutdown(SHUT_RD) after the peer's EOF, its result not needed: a direct descriptor's SQE is not waited for. */
-    private void shutdownAfterEof() {
-        RingwireIoRegistration r = registration;
-        if (fd != DIRECT_FD) {
-            Libc.shutdown(fd, SocketConstants.SHUT_RD);
-        } else if (slotHome != null && fileSlot >= 0 && r != null && r.handler() == slotHome && r.reserveSqe()) {
-            r.sq().useFixedFile(r.sq().prepShutdown(fileSlot, SocketConstants.SHUT_RD,
-                UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_SHUTDOWN, 0)), fileSlot);
-        }
-    }
-
-    /**
-     * sendmsg(2) with MSG_DONTWAIT of what {@code msghdr} holds, now; a direct descriptor's goes as a SENDMSG SQE,
-     * which the kernel completes as it submits it (MSG_DONTWAIT: no wait for room).
-     *
-     * @return bytes sent, or {@code -errno}
-     */
-    private int sendNow(RingwireIoHandler h, MemorySegment msghdr) {
-        int flags = SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT;
-        if (fd != DIRECT_FD) {
-            return Libc.sendmsg(fd, msghdr, flags);
-        }
-        int slot = fileSlot;
-        if (slotHome != h || slot < 0) {
-            return -Errno.EBADF;
-        }
-        return h.syncCall(IORING_OP_SENDMSG, (q, ud) -> q.useFixedFile(q.prepSendmsg(slot, msghdr.address(), flags, ud),
-            slot));
-    }
-
-    /**
-     * Before close(2) leaves the loop (SO_LINGER above 0, see {@code prepareToClose}): a direct descriptor becomes an
-     * fd, since the last reference to a socket that lingers must be dropped off the loop's thread, and a slot's is
-     * dropped on it.
-     */
-    @Override
-    void beforeCloseOffLoop(RingwireIoRegistration r) {
-        if (fd != DIRECT_FD || slotHome == null) {
-            return;
-        }
-        if (directJoined) {
-            directJoined = false;
-            r.handler().counters().directDescriptors--;
-        }
-        try {
-            becomeFd(slotHome);
-        } catch (NativeIoException e) {
-            logger.debug("{}: no fd for a lingering close ({}); its slot is emptied on the loop", this, e.toString());
-        }
+        socket.setBytesOption(level, name, value);
     }
 
     // ------------------------------------------------------------------------------------------ half-closure
@@ -903,7 +323,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
         if (!outputShutdown) {
             outputShutdown = true;
-            shutdownSocket(SocketConstants.SHUT_WR, "shutdown(SHUT_WR)");
+            socket.shutdown(SocketConstants.SHUT_WR, "shutdown(SHUT_WR)");
         }
     }
 
@@ -932,7 +352,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             }
             if (!inputShutdown) {
                 inputShutdown = true;
-                shutdownSocket(SocketConstants.SHUT_RD, "shutdown(SHUT_RD)");
+                socket.shutdown(SocketConstants.SHUT_RD, "shutdown(SHUT_RD)");
             }
             promise.setSuccess();
         } catch (Throwable t) {
@@ -982,7 +402,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     private void armRecv() {
         RingwireIoRegistration r = registration;
-        if (!active || inputShutdown || eofSeen || closingOffLoop || r == null || !r.isValid() || noSocketHere()) {
+        StreamSocket s = socket;
+        if (!active || inputShutdown || eofSeen || closingOffLoop || r == null || !r.isValid() || s.noSocketHere()) {
             return;
         }
         if (inFlight(READ_DIRECT | READ_MULTISHOT | READ_SINGLE)) {
@@ -1010,11 +431,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 + "without a single native address to receive into: " + config.getAllocator());
         } else if (config.isAutoRead() && h.config().multishotRecv()) {
             long userData = r.nextUserData(IORING_OP_RECV, MULTISHOT);
-            useFixedFile(r, r.sq().prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
+            s.useFixedFile(r, r.sq().prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
             started(READ_MULTISHOT);
         } else {
             long userData = r.nextUserData(IORING_OP_RECV, SINGLE);
-            useFixedFile(r, r.sq().prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
+            s.useFixedFile(r, r.sq().prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
             started(READ_SINGLE);
         }
     }
@@ -1040,7 +461,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         long userData;
         try {
             userData = r.nextUserData(IORING_OP_RECV, DIRECT);
-            useFixedFile(r, r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData));
+            socket.useFixedFile(r, r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData));
         } catch (RuntimeException e) {
             buf.release();
             throw e;
@@ -1081,21 +502,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         return pendingInput == null ? 0 : pendingInput.readableBytes();
     }
 
-    /**
-     * SQEs a connection names its fd in before it takes a slot of the loop's fixed-file table: a slot costs two
-     * io_uring_register calls (at the take and at close) and saves the kernel an fd look-up and a reference count per
-     * SQE, so a short-lived connection (a request and a close) is better off without one.
-     */
-    static final int SQES_BEFORE_FIXED_FILE = 16;
-
     @Override
     void joined(RingwireIoRegistration r) {
-        if (slotHome != null) {
-            directJoined = true;
-            r.handler().counters().directDescriptors++;
-        } else if (fd >= 0 && fileSlot < 0) {
-            fileSlot = -1 - SQES_BEFORE_FIXED_FILE;
-        }
+        socket.joined(r);
         readPaused(); // an accepted connection with autoRead off: no read() may ever come to see the peer close
     }
 
@@ -1106,68 +515,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     @Override
     void leaving(RingwireIoRegistration r) {
-        if (directJoined) {
-            directJoined = false;
-            r.handler().counters().directDescriptors--;
-        }
-        if (slotHome != null) {
-            return; // a direct descriptor stays in its table: moved by the next registration, emptied by the close
-        }
-        int slot = fileSlot;
-        fileSlot = -1;
-        if (slot < 0) {
-            return;
-        }
-        RingwireIoHandler h = r.handler();
-        if (eventLoop().inEventLoop()) {
-            h.releaseFileSlot(slot);
-        } else {
-            // a close from another thread: the table belongs to the loop's thread (SINGLE_ISSUER); the slot keeps
-            // the socket open until then. If the loop has shut down, its ring took the table with it.
-            try {
-                eventLoop().execute(() -> h.releaseFileSlot(slot));
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                logger.debug("loop gone before the fixed-file slot of {} was emptied: its ring closed it", this);
-            }
-        }
-    }
-
-    /** @return this socket's fixed-file slot, or a negative number without one; on the loop only */
-    int fileSlot() {
-        return fileSlot;
-    }
-
-    /**
-     * Names this channel's fixed-file slot instead of its fd in {@code sqe}, taking one at its
-     * {@link #SQES_BEFORE_FIXED_FILE}th SQE.
-     */
-    void useFixedFile(RingwireIoRegistration r, long sqe) {
-        int slot = fileSlot;
-        if (slot < -1 && ++slot == -1) {
-            slot = r.handler().takeFileSlot(fd); // -1 when refused: given up
-        }
-        fileSlot = slot;
-        if (slot >= 0) {
-            r.sq().useFixedFile(sqe, slot);
-        }
-    }
-
-    /**
-     * @return whether there is no socket to name in an SQE now: the channel is closed, or its direct descriptor is
-     *         still on its way to this loop's table (a task run meanwhile must not arm anything)
-     */
-    private boolean noSocketHere() {
-        return fd < 0 || fd == DIRECT_FD && slotHome == null;
-    }
-
-    /**
-     * Names this direct descriptor's slot in {@code sqe}, which was prepared with {@link #fd}: for the operations that
-     * a connection with an fd names by its fd (a POLL_ADD, a connect, passing descriptors, ...).
-     */
-    void nameSlot(RingwireIoRegistration r, long sqe) {
-        if (fd == DIRECT_FD) {
-            r.sq().useFixedFile(sqe, fileSlot);
-        }
+        socket.leaving(r);
     }
 
     @Override
@@ -1268,7 +616,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     /** One POLL_ADD for POLLOUT, in place of the write, whose completion writes again; the SQE is reserved. */
     void armWritePoll(RingwireIoRegistration r) {
-        nameSlot(r, r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false,
+        socket.nameSlot(r, r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false,
             r.nextUserData(IORING_OP_POLL_ADD, WRITE_POLL)));
         startedWrite(IORING_OP_POLL_ADD, WRITE_POLL);
     }
@@ -1354,7 +702,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 long sa = h.scratch(SockAddr.STORAGE_SIZE);
                 MemorySegment seg = h.scratchSegment();
                 int len = writeRemoteAddress(remote, seg.asSlice(sa - seg.address(), SockAddr.STORAGE_SIZE));
-                nameSlot(r, r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0)));
+                socket.nameSlot(r, r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0)));
                 started(CONNECT);
                 h.submitNow(); // the SYN leaves now, as connect(2)'s does, whatever the caller does next on the loop
                 Connecting attempt = new Connecting(promise, remote);
@@ -1474,13 +822,14 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             RingwireIoRegistration r = registration;
             if (inFlight(PEER_CLOSE_WATCH | READ_MULTISHOT | READ_SINGLE | READ_DIRECT)
                 || config.isAutoRead() || readPending || eofSeen || closingOffLoop
-                || inputShutdown || !active || noSocketHere() || r == null || !r.isValid()) {
+                || inputShutdown || !active || socket.noSocketHere() || r == null || !r.isValid()) {
                 return;
             }
             if (!reserveReadSqe(r)) {
                 return;
             }
-            nameSlot(r, r.sq().prepPollAdd(fd, SocketConstants.POLLRDHUP, false, r.nextUserData(IORING_OP_POLL_ADD, 0)));
+            socket.nameSlot(r, r.sq().prepPollAdd(fd, SocketConstants.POLLRDHUP, false,
+                r.nextUserData(IORING_OP_POLL_ADD, 0)));
             started(PEER_CLOSE_WATCH);
         }
 
@@ -1809,7 +1158,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (config.isAllowHalfClosure()) {
                 if (!inputShutdown) {
                     inputShutdown = true;
-                    shutdownAfterEof();
+                    socket.shutdownAfterEof(registration);
                     pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
                     pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
                 }
@@ -1855,7 +1204,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (gather(in) == 0) {
                 return;
             }
-            int res = sendNow(registration.handler(), registration.handler().writeGather().msghdrSegment());
+            int res = socket.sendNow(registration.handler(), registration.handler().writeGather().msghdrSegment());
             if (res > 0) {
                 removeWritten(in, res);
             }
@@ -1956,7 +1305,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 watchForPeerCloseIfPaused();
             }
             ChannelOutboundBuffer in = outboundBuffer();
-            if (inFlight(WRITE) || in == null || in.isEmpty() || noSocketHere() || !active || closingOffLoop) {
+            StreamSocket s = socket;
+            if (inFlight(WRITE) || in == null || in.isEmpty() || s.noSocketHere() || !active || closingOffLoop) {
                 return;
             }
             RingwireIoRegistration r = registration;
@@ -1990,11 +1340,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (zeroCopyFor(g.bytes(), r.handler())) {
                 zeroCopySends().send(r, in, g, iovecs);
             } else if (iovecs == 1) {
-                useFixedFile(r, q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
+                s.useFixedFile(r, q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
                     r.nextUserData(IORING_OP_SEND, 0)));
                 startedWrite(IORING_OP_SEND);
             } else {
-                useFixedFile(r, q.prepSendmsg(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL,
+                s.useFixedFile(r, q.prepSendmsg(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL,
                     r.nextUserData(IORING_OP_SENDMSG, 0)));
                 startedWrite(IORING_OP_SENDMSG);
             }
@@ -2014,7 +1364,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          * @return whether nothing is left to send (all written, or the channel closed meanwhile)
          */
         private boolean writeInline(RingwireIoHandler h, ChannelOutboundBuffer in, int iovecs) {
-            int res = sendNow(h, h.writeGather().msghdrSegment());
+            int res = socket.sendNow(h, h.writeGather().msghdrSegment());
             if (res <= 0) {
                 return false; // EAGAIN: a SEND waits for room; an error: the SEND reports it as any write's would
             }

@@ -68,7 +68,7 @@ final class DescriptorPassing {
         recv = buf;
         // named by its fd, not a fixed-file slot: passing descriptors is rare, and takes no slot (but a direct
         // descriptor has nothing else)
-        ch.nameSlot(r, r.sq().prepRecvmsg(ch.fd, msghdr, SocketConstants.MSG_CMSG_CLOEXEC,
+        ch.socket.nameSlot(r, r.sq().prepRecvmsg(ch.fd, msghdr, SocketConstants.MSG_CMSG_CLOEXEC,
             r.nextUserData(IORING_OP_RECVMSG, AbstractRingwireChannel.SINGLE)));
         ch.started(AbstractRingwireChannel.READ_SINGLE);
     }
@@ -98,8 +98,8 @@ final class DescriptorPassing {
                 }
                 isFetched = true;
             } else {
-                RingwireIoHandler home = owner.slotHome;
-                if (home != null && !home.inLoop() && owner.pendingSocket == null) {
+                RingwireIoHandler home = owner.socket.homeForPassing();
+                if (home != null && !home.inLoop()) {
                     fetchDescriptor(owner, home, passed);
                     return;
                 }
@@ -126,14 +126,14 @@ final class DescriptorPassing {
                     fetched = -1;
                     fetching = null;
                     installed = toPass;
-                } else if (owner.pendingSocket != null && !owner.isRegistered()) {
-                    if (!owner.makeSocket(null)) {
+                } else if (owner.socket.toBeMade() && !owner.isRegistered()) {
+                    if (!owner.socket.makeSocket(null)) {
                         throw new NativeIoException("passing " + owner + ", which joined its loop meanwhile",
                             -Errno.EAGAIN);
                     }
                     toPass = owner.fd;
                 } else {
-                    toPass = owner.onSlot((h, slot) -> h.installFd(slot));
+                    toPass = owner.socket.installFd();
                     installed = toPass;
                 }
             } catch (NativeIoException | RuntimeException e) {
@@ -147,7 +147,7 @@ final class DescriptorPassing {
         }
         send = buf;
         long msghdr = DescriptorMessage.layOut(DescriptorMessage.msghdr(buf), toPass);
-        ch.nameSlot(r, r.sq().prepSendmsg(ch.fd, msghdr, SocketConstants.MSG_NOSIGNAL,
+        ch.socket.nameSlot(r, r.sq().prepSendmsg(ch.fd, msghdr, SocketConstants.MSG_NOSIGNAL,
             r.nextUserData(IORING_OP_SENDMSG, DESCRIPTOR)));
         ch.startedWrite(IORING_OP_SENDMSG, DESCRIPTOR);
         r.handler().counters().writes++;
@@ -166,7 +166,7 @@ final class DescriptorPassing {
                 int fd = -1;
                 Throwable error = null;
                 try {
-                    fd = owner.onSlot((h, slot) -> h.installFd(slot));
+                    fd = owner.socket.installFd();
                 } catch (NativeIoException | RuntimeException e) {
                     error = e;
                 }

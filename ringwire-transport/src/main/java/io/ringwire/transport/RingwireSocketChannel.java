@@ -28,7 +28,7 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
      * @param family the address family to open the socket in
      */
     public RingwireSocketChannel(InternetProtocolFamily family) {
-        this(family, clientSocketsInSlots());
+        this(family, StreamSocket.clientSocketsInSlots());
     }
 
     /** @param inSlot whether the socket is made when the channel joins its loop (see clientSocketsInSlots) */
@@ -125,7 +125,8 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
             return super.readAddress(ofSocket);
         }
         // the peer's through URING_CMD, no fd; the socket's own needs getsockname(2) on an fd for the call
-        return ofSocket ? withFd(Sockets::localAddress) : directPeerAddress(ipv6 ? SockAddr.IN6_SIZE : SockAddr.IN_SIZE);
+        return ofSocket ? withFd(Sockets::localAddress) : socket.directDescriptorPeerAddress(ipv6
+            ? SockAddr.IN6_SIZE : SockAddr.IN_SIZE);
     }
 
     @Override
@@ -135,7 +136,7 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
             return;
         }
         checkResolvable(localAddress);
-        bindDirect(localAddress, ipv6);
+        socket.bindDirectDescriptor(localAddress, ipv6);
     }
 
     @Override
