@@ -61,12 +61,12 @@ import static io.ringwire.uring.IoUringConstants.IORING_OP_SEND_ZC;
  * the application stops reading, and a handler that pauses for every message costs no cancel and re-arm per message.
  * {@code channelReadComplete} fires once per batch of completions.
  *
- * <p><b>Bulk streams</b> switch to direct receives: when two receives in a row fill a whole ring buffer and the
+ * <p><b>Bulk streams</b> switch to own-buffer receives: when two receives in a row fill a whole ring buffer and the
  * kernel says more is waiting ({@code IORING_CQE_F_SOCK_NONEMPTY}), the multishot RECV is cancelled and, once its
  * last completion is in, single-shot RECVs go straight into a buffer from the channel's allocator (sized by its
  * {@link RecvByteBufAllocator}, up to 64 KiB by default): no copy, one completion per large read, and each CQE's bytes
  * are where that SQE said, whatever order other completions come in. Four reads in a row that a ring buffer could
- * have held switch back, so an idle connection pins no buffer. Never both at once: the direct RECV is armed only
+ * have held switch back, so an idle connection pins no buffer. Never both at once: the own-buffer RECV is armed only
  * after the multishot one has ended, which keeps the byte order. Off with
  * {@link RingwireIoHandlerConfig#directReceive()}.
  *
@@ -98,12 +98,15 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     private long inlineUnsettled;
     /** The last frame an inline write sent, until the next receive has gone up ({@link #holdAfterInlineWrite}). */
     private ByteBuf heldAfterInlineWrite;
-    /** The buffer the in-flight direct RECV writes into; the channel owns it until the CQE. */
-    private ByteBuf directBuf;
-    /** Consecutive multishot receives that filled a ring buffer with more waiting, and direct ones that did not. */
+    /** The buffer the in-flight own-buffer RECV writes into; the channel owns it until the CQE. */
+    private ByteBuf ownBuffer;
+    /** Consecutive multishot receives that filled a ring buffer with more waiting, and own-buffer ones that did not. */
     private int fullRecvs;
     private int smallRecvs;
-    /** The shared ring was empty, and at its largest, for this connection's last receive: the next one is direct. */
+    /**
+     * The shared ring was empty, and at its largest, for this connection's last receive: the next one goes into a
+     * buffer of its own.
+     */
     private boolean ringDry;
     private boolean readInBatch;
     /** The last receive's CQE said more bytes were waiting in the socket (IORING_CQE_F_SOCK_NONEMPTY). */
@@ -190,21 +193,22 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * @param home the accepting loop
      */
     AbstractRingwireStreamChannel(Channel parent, int slot, RingwireIoHandler home) {
-        super(parent, DIRECT_FD, true);
+        super(parent, DIRECT_DESCRIPTOR_FD, true);
         this.socket = new StreamSocket(this, slot, home);
     }
 
     /**
-     * A client. With {@code fd} {@link #DIRECT_FD} its socket is made in the fixed-file table of the loop it joins
-     * (SOCKET into a slot), or with an fd if that loop has no direct descriptors; options set before that wait in
-     * {@link StreamSocket.PendingSocket}.
+     * A client. With {@code fd} {@link #DIRECT_DESCRIPTOR_FD} its socket is made in the fixed-file table of the loop
+     * it joins (SOCKET into a slot), or with an fd if that loop has no direct descriptors; options set before that
+     * wait in {@link StreamSocket.PendingSocket}.
      *
      * @param family {@code AF_INET}, {@code AF_INET6} or {@code AF_UNIX} for a socket made later; else ignored
-     * @param fd     the socket, or {@link #DIRECT_FD}
+     * @param fd     the socket, or {@link #DIRECT_DESCRIPTOR_FD}
      */
     AbstractRingwireStreamChannel(int family, int fd) {
         super(null, fd, false);
-        this.socket = new StreamSocket(this, fd == DIRECT_FD ? new StreamSocket.PendingSocket(family) : null);
+        this.socket = new StreamSocket(this,
+            fd == DIRECT_DESCRIPTOR_FD ? new StreamSocket.PendingSocket(family) : null);
     }
 
     /** No family: a client channel that opened its socket with an fd. */
@@ -230,7 +234,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     // ------------------------------------------------------------------------------------------ the socket
 
     @Override
-    String directDescription() {
+    String directDescriptorPlace() {
         return socket.description();
     }
 
@@ -406,7 +410,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         if (!active || inputShutdown || eofSeen || closingOffLoop || r == null || !r.isValid() || s.noSocketHere()) {
             return;
         }
-        if (inFlight(READ_DIRECT | READ_MULTISHOT | READ_SINGLE)) {
+        if (inFlight(READ_OWN_BUFFER | READ_MULTISHOT | READ_SINGLE)) {
             return; // its completion re-arms; one receive at a time, so the byte order holds
         }
         if (!config.isAutoRead() && !readPending) {
@@ -420,13 +424,13 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return;
         }
         RingwireIoHandler h = r.handler();
-        boolean direct = h.recvBuffers() == null || config.isAutoRead() && bulk || ringDry;
-        if (direct && armDirectRecv(r)) {
+        boolean ownBuffer = h.recvBuffers() == null || config.isAutoRead() && bulk || ringDry;
+        if (ownBuffer && armOwnBufferRecv(r)) {
             if (ringDry) {
                 ringDry = false;
                 h.counters().dryRingFallbacks++;
             }
-        } else if (direct && h.recvBuffers() == null) {
+        } else if (ownBuffer && h.recvBuffers() == null) {
             throw new IllegalStateException("bufferRing is off, and the channel's allocator gives direct buffers "
                 + "without a single native address to receive into: " + config.getAllocator());
         } else if (config.isAutoRead() && h.config().multishotRecv()) {
@@ -445,7 +449,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      *
      * @return false if the allocator's buffer has no single native address (nothing armed: use the ring)
      */
-    private boolean armDirectRecv(RingwireIoRegistration r) {
+    private boolean armOwnBufferRecv(RingwireIoRegistration r) {
         RingwireIoHandler h = r.handler();
         RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
         BufferRing ring = h.recvBuffers();
@@ -460,14 +464,14 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
         long userData;
         try {
-            userData = r.nextUserData(IORING_OP_RECV, DIRECT);
+            userData = r.nextUserData(IORING_OP_RECV, OWN_BUFFER);
             socket.useFixedFile(r, r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData));
         } catch (RuntimeException e) {
             buf.release();
             throw e;
         }
-        directBuf = buf;
-        started(READ_DIRECT);
+        ownBuffer = buf;
+        started(READ_OWN_BUFFER);
         h.counters().directRecvs++;
         return true;
     }
@@ -641,7 +645,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          * 14,000 nodes that reached C2's inlining cutoff, needed 31 MB of compiler arena (which the C library then
          * kept as resident memory) and was made three times (the loop's dispatch, its lambda, complete). Apart, the
          * largest is 14-22 MB and the echo server's resident set about 10 MiB smaller at the same CPU per message.
-         * Direct receives (bulk streams) and write completions are still called directly: there the frame decoder's
+         * Own-buffer receives (bulk streams) and write completions are still called directly: there the frame decoder's
          * compilations are the largest either way, and the measurements did not show a gain.
          */
         private static MethodHandle recvCompleteEntry = recvCompleteHandle();
@@ -741,8 +745,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         public void complete(byte opcode, int res, int flags, int data) {
             switch (opcode) {
                 case IORING_OP_RECV -> {
-                    if (data == DIRECT) {
-                        directRecvComplete(res, flags);
+                    if (data == OWN_BUFFER) {
+                        ownBufferRecvComplete(res, flags);
                     } else {
                         recvCompleteApart(res, flags, data);
                     }
@@ -820,7 +824,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          */
         private void watchForPeerCloseIfPaused() {
             RingwireIoRegistration r = registration;
-            if (inFlight(PEER_CLOSE_WATCH | READ_MULTISHOT | READ_SINGLE | READ_DIRECT)
+            if (inFlight(PEER_CLOSE_WATCH | READ_MULTISHOT | READ_SINGLE | READ_OWN_BUFFER)
                 || config.isAutoRead() || readPending || eofSeen || closingOffLoop
                 || inputShutdown || !active || socket.noSocketHere() || r == null || !r.isValid()) {
                 return;
@@ -880,7 +884,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
         /**
          * A multishot receive that filled its ring buffer while more waited in the socket, twice in a row: this is a
-         * bulk stream, and the multishot RECV is cancelled so that direct receives take over when it has ended.
+         * bulk stream, and the multishot RECV is cancelled so that own-buffer receives take over when it has ended.
          */
         private void watchForBulk(RingwireIoRegistration r, int res, int flags, int bufferSize, boolean multishot) {
             if (bulk || !r.handler().config().directReceive()) {
@@ -896,16 +900,16 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 smallRecvs = 0;
                 if (multishot && inFlight(READ_MULTISHOT)) {
                     cancel(r, IORING_OP_RECV, MULTISHOT);
-                } // a single-shot one has ended: the next arm is direct
+                } // a single-shot one has ended: the next arm is into a buffer of its own
             }
         }
 
-        /** A direct receive completed: its bytes are already in {@link #directBuf}, which goes up the pipeline. */
-        private void directRecvComplete(int res, int flags) {
-            readCompleted(DIRECT, flags);
+        /** An own-buffer receive completed: its bytes are already in {@link #ownBuffer}, which goes up the pipeline. */
+        private void ownBufferRecvComplete(int res, int flags) {
+            readCompleted(OWN_BUFFER, flags);
             moreWaiting = (flags & IORING_CQE_F_SOCK_NONEMPTY) != 0;
-            ByteBuf buf = directBuf;
-            directBuf = null;
+            ByteBuf buf = ownBuffer;
+            ownBuffer = null;
             RingwireIoRegistration r = registration;
             RingwireIoHandler h = r.handler();
             boolean readLoopGoesOn = false; // this receive does not end the read loop: the next one is armed at once
@@ -953,7 +957,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             recvNeedsRearm = true;
             if (readLoopGoesOn) {
                 armRecv();
-                if (inFlight(READ_DIRECT) || armRetry) {
+                if (inFlight(READ_OWN_BUFFER) || armRetry) {
                     recvNeedsRearm = false;
                     return; // channelReadComplete when the loop ends
                 }
@@ -963,7 +967,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
         /**
          * A receive's bytes went up the pipeline. When no more of this connection's bytes can be in this batch of
-         * completions ({@code last}: a direct receive, or one that left the socket empty), channelReadComplete
+         * completions ({@code last}: an own-buffer receive, or one that left the socket empty), channelReadComplete
          * follows at once, and with it the echo's flush and gather, while the received and written buffers are in
          * the CPU's cache; after the whole batch (the lab's rpc-backend: 32 connections × 64 KiB) they are not.
          * Otherwise it follows the batch, once for all of this connection's receives in it.

@@ -89,7 +89,7 @@ final class DescriptorPassing {
         }
         int toPass = passed.intValue();
         AbstractRingwireStreamChannel owner =
-            (AbstractRingwireStreamChannel) AbstractRingwireChannel.directOwner(passed);
+            (AbstractRingwireStreamChannel) AbstractRingwireChannel.directDescriptorOwner(passed);
         boolean isFetched = false;
         if (owner != null) {
             if (fetching == passed) {

@@ -117,7 +117,7 @@ final class FileRegionWriter {
         AbstractRingwireStreamChannel ch = channel;
         ByteBuf c = chunk;
         // sendfile(2) takes the socket's fd: a direct descriptor sends the file from a mapping instead
-        if (c == null && !ch.isDirect() && region instanceof DefaultFileRegion d && sendFile(r, in, d)) {
+        if (c == null && !ch.isDirectDescriptor() && region instanceof DefaultFileRegion d && sendFile(r, in, d)) {
             return;
         }
         if (c == null) {

@@ -11,7 +11,7 @@ import io.ringwire.uring.Sockets;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 
-import static io.ringwire.transport.AbstractRingwireChannel.DIRECT_FD;
+import static io.ringwire.transport.AbstractRingwireChannel.DIRECT_DESCRIPTOR_FD;
 import static io.ringwire.transport.AbstractRingwireChannel.logger;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG;
 
@@ -22,10 +22,10 @@ import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG;
  *   <li>a plain fd ({@link AbstractRingwireChannel#fd}), named by its number in each SQE;</li>
  *   <li>an fd that also holds a slot of its loop's fixed-file table, taken at its {@link #SQES_BEFORE_FIXED_FILE}th
  *       SQE, whose SQEs then name the slot;</li>
- *   <li>a direct descriptor ({@link AbstractRingwireChannel#DIRECT_FD}): the socket is only in a slot of a loop's
- *       fixed-file table and has no fd; calls outside SQEs go to that loop ({@link #onSlot}), and the socket moves
- *       between tables when the channel moves between loops. A client on direct descriptors has no socket at all until
- *       it joins a loop ({@link PendingSocket}).</li>
+ *   <li>a direct descriptor ({@link AbstractRingwireChannel#DIRECT_DESCRIPTOR_FD}): the socket is only in a slot of
+ *       a loop's fixed-file table and has no fd; calls outside SQEs go to that loop ({@link #onSlot}), and the socket
+ *       moves between tables when the channel moves between loops. A client on direct descriptors has no socket at
+ *       all until it joins a loop ({@link PendingSocket}).</li>
  * </ul>
  * Owned by one channel; its hot-path methods ({@link #useFixedFile}, {@link #nameSlot}, {@link #sendNow}) are small
  * so that they inline.
@@ -88,7 +88,7 @@ final class StreamSocket {
 
     /** @return whether the socket is a direct descriptor: a slot of a loop's fixed-file table, no fd */
     boolean isDirectDescriptor() {
-        return channel.fd == DIRECT_FD;
+        return channel.fd == DIRECT_DESCRIPTOR_FD;
     }
 
     /**
@@ -126,7 +126,7 @@ final class StreamSocket {
      * that a socket with an fd names by its fd (a POLL_ADD, a connect, passing descriptors, ...).
      */
     void nameSlot(RingwireIoRegistration r, long sqe) {
-        if (channel.fd == DIRECT_FD) {
+        if (channel.fd == DIRECT_DESCRIPTOR_FD) {
             r.sq().useFixedFile(sqe, slot);
         }
     }
@@ -137,7 +137,7 @@ final class StreamSocket {
      */
     boolean noSocketHere() {
         int f = channel.fd;
-        return f < 0 || f == DIRECT_FD && home == null;
+        return f < 0 || f == DIRECT_DESCRIPTOR_FD && home == null;
     }
 
     /**
@@ -149,7 +149,7 @@ final class StreamSocket {
     int sendNow(RingwireIoHandler h, MemorySegment msghdr) {
         int flags = SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT;
         int f = channel.fd;
-        if (f != DIRECT_FD) {
+        if (f != DIRECT_DESCRIPTOR_FD) {
             return Libc.sendmsg(f, msghdr, flags);
         }
         int s = slot;
@@ -227,7 +227,7 @@ final class StreamSocket {
      */
     void arrive(RingwireIoRegistration r, Runnable then, java.util.function.Consumer<Throwable> failed) {
         AbstractRingwireStreamChannel ch = channel;
-        if (ch.fd != DIRECT_FD) {
+        if (ch.fd != DIRECT_DESCRIPTOR_FD) {
             if (ch.fd >= 0 && r.handler().directDescriptors()) {
                 intoTable(r.handler());
             }
@@ -418,7 +418,7 @@ final class StreamSocket {
         Libc.close(ch.fd); // the table holds the socket now
         slot = area.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
         home = h;
-        ch.fd = DIRECT_FD;
+        ch.fd = DIRECT_DESCRIPTOR_FD;
     }
 
     /** This direct descriptor becomes an fd, for a loop without direct descriptors. */
@@ -439,7 +439,7 @@ final class StreamSocket {
      * dropped on it.
      */
     void beforeCloseOffLoop(RingwireIoRegistration r) {
-        if (channel.fd != DIRECT_FD || home == null) {
+        if (channel.fd != DIRECT_DESCRIPTOR_FD || home == null) {
             return;
         }
         uncount(r);
@@ -458,7 +458,7 @@ final class StreamSocket {
      * @param f the channel's fd as it was before the close
      */
     void close(int f) throws NativeIoException {
-        if (f != DIRECT_FD) {
+        if (f != DIRECT_DESCRIPTOR_FD) {
             NativeIoException.check(Libc.close(f), "close");
             return;
         }
@@ -613,7 +613,7 @@ final class StreamSocket {
             }
         }
         int f = channel.fd;
-        if (f != DIRECT_FD) {
+        if (f != DIRECT_DESCRIPTOR_FD) {
             return call.apply(f);
         }
         return onSlot((h, s) -> {
@@ -637,7 +637,7 @@ final class StreamSocket {
             return withFd(f -> Sockets.getInt(f, level, name));
         }
         int f = channel.fd;
-        if (f != DIRECT_FD) {
+        if (f != DIRECT_DESCRIPTOR_FD) {
             return Sockets.getInt(f, level, name);
         }
         if (level != SocketConstants.SOL_SOCKET) {
@@ -653,7 +653,7 @@ final class StreamSocket {
     /** setsockopt of an int. */
     void setIntOption(int level, int name, int value) throws NativeIoException {
         int f = channel.fd;
-        if (f != DIRECT_FD && pending == null) {
+        if (f != DIRECT_DESCRIPTOR_FD && pending == null) {
             Sockets.setInt(f, level, name, value);
             return;
         }
@@ -672,7 +672,7 @@ final class StreamSocket {
             return withFd(f -> Sockets.getBytes(f, level, name, length));
         }
         int f = channel.fd;
-        if (f != DIRECT_FD) {
+        if (f != DIRECT_DESCRIPTOR_FD) {
             return Sockets.getBytes(f, level, name, length);
         }
         if (level != SocketConstants.SOL_SOCKET || length > RingwireIoHandler.SYNC_AREA_BYTES) {
@@ -692,7 +692,7 @@ final class StreamSocket {
             return; // (false: made meanwhile, pending cleared: to the socket)
         }
         int f = channel.fd;
-        if (f != DIRECT_FD) {
+        if (f != DIRECT_DESCRIPTOR_FD) {
             Sockets.setBytes(f, level, name, value);
             return;
         }
@@ -745,7 +745,7 @@ final class StreamSocket {
     /** shutdown(2) of the socket; a direct descriptor's goes as a SHUTDOWN SQE, waited for. */
     void shutdown(int how, String what) throws NativeIoException {
         int f = channel.fd;
-        if (f != DIRECT_FD) {
+        if (f != DIRECT_DESCRIPTOR_FD) {
             NativeIoException.check(Libc.shutdown(f, how), what);
             return;
         }
@@ -758,7 +758,7 @@ final class StreamSocket {
         int f = channel.fd;
         RingwireIoHandler h = home;
         int s = slot;
-        if (f != DIRECT_FD) {
+        if (f != DIRECT_DESCRIPTOR_FD) {
             Libc.shutdown(f, SocketConstants.SHUT_RD);
         } else if (h != null && s >= 0 && r != null && r.handler() == h && r.reserveSqe()) {
             r.sq().useFixedFile(r.sq().prepShutdown(s, SocketConstants.SHUT_RD,

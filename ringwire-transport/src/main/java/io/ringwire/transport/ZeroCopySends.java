@@ -67,12 +67,13 @@ final class ZeroCopySends {
         SubmissionQueue q = r.sq();
         AbstractRingwireStreamChannel ch = channel;
         short report = (short) (IoUringConstants.IORING_SEND_ZC_REPORT_USAGE | testFlags);
+        StreamSocket s = ch.socket;
         if (iovecs == 1) {
-            ch.socket.useFixedFile(r, q.prepSendZc(ch.fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
+            s.useFixedFile(r, q.prepSendZc(ch.fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
                 report, r.nextUserData(IORING_OP_SEND_ZC, slot)));
             ch.startedWrite(IORING_OP_SEND_ZC, slot);
         } else {
-            ch.socket.useFixedFile(r, q.prepSendmsgZc(ch.fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
+            s.useFixedFile(r, q.prepSendmsgZc(ch.fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
                 r.nextUserData(IORING_OP_SENDMSG_ZC, slot)));
             ch.startedWrite(IORING_OP_SENDMSG_ZC, slot);
         }
