@@ -219,9 +219,6 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         return cachedLocalAddress() + " -> " + cachedRemoteAddress();
     }
 
-    /** For tests: whether client channels made now leave their socket to their loop; null: the system property. */
-    static volatile Boolean clientSocketsInSlotsForTests;
-
     /**
      * Writes the address to connect to in native memory.
      *

@@ -98,7 +98,7 @@ final class StreamSocket {
      *         loop with direct descriptors puts it in the table and closes the fd
      */
     static boolean clientSocketsInSlots() {
-        Boolean o = AbstractRingwireStreamChannel.clientSocketsInSlotsForTests;
+        Boolean o = TestHooks.clientSocketsInSlots;
         return (o != null ? o && RingwireIoHandler.directDescriptorsAvailable()
             : RingwireIoHandler.clientSocketsInSlots())
             && io.ringwire.uring.IoUringProbe.get().isSocketDirectSupported();

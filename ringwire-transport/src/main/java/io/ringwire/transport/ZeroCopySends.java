@@ -24,8 +24,6 @@ final class ZeroCopySends {
      * ({@code -Dringwire.sendZcKeepWhenCopied=true}; tests set it).
      */
     static boolean keepWhenCopied = Boolean.getBoolean("ringwire.sendZcKeepWhenCopied");
-    /** Fault injection for tests: IORING_SEND_ZC_* bits added to every zero-copy SQE (an unknown one: EINVAL). */
-    static short testFlags;
 
     private final AbstractRingwireStreamChannel channel;
     private final Object[][] held = new Object[SLOTS][];
@@ -66,7 +64,7 @@ final class ZeroCopySends {
         pending++;
         SubmissionQueue q = r.sq();
         AbstractRingwireStreamChannel ch = channel;
-        short report = (short) (IoUringConstants.IORING_SEND_ZC_REPORT_USAGE | testFlags);
+        short report = (short) (IoUringConstants.IORING_SEND_ZC_REPORT_USAGE | TestHooks.zeroCopySqeFlags);
         StreamSocket s = ch.socket;
         if (iovecs == 1) {
             s.useFixedFile(r, q.prepSendZc(ch.fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
