@@ -84,14 +84,10 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     /** The channel's options; set by the subclass's constructor. */
     DuplexChannelConfig config;
 
-    /** Bulk mode: receives go straight into allocator buffers, one single-shot RECV at a time. */
+    /** Bulk mode: own-buffer receives, straight into allocator buffers, one single-shot RECV at a time. */
     private boolean bulk;
 
-    /**
-     * Bytes a bulk stream's read loop hands up the pipeline before channelReadComplete and the flush that follows it:
-     * four receives of 64 KiB, so that the frames a decoder sliced from them are still in the CPU's cache when they
-     * are written (the allocator's whole budget, 1 MiB, lets them fall out of it, and holds more memory at once).
-     */
+    /** Bytes a bulk stream's read loop hands up before channelReadComplete: few enough to be in cache when written. */
     static final int READ_LOOP_BYTES = 256 * 1024;
 
     /** Bytes an inline write sent whose buffers are still being removed from the outbound buffer. */
@@ -565,9 +561,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * frames are slices of its cumulation, which it may append the next bytes to in place only while no slice of it is
      * held, and it discards the bytes it has read only then too, before channelReadComplete's flush; a cumulation that
      * still holds a partial frame when the echo's frames are all released before the next receive (as an inline write
-     * releases them) grows with the whole stream, copied at each growth (single-stream: 240-330 MiB of direct memory,
-     * 4-33 µs per message). With one slice held, the decoder copies the partial frame into a new cumulation instead,
-     * as it does when the frames are still in flight in a SEND.
+     * releases them) grows with the whole stream, copied at each growth. With one slice held, the decoder copies the
+     * partial frame into a new cumulation instead, as it does when the frames are still in flight in a SEND.
      */
     private void holdAfterInlineWrite(ByteBuf written) {
         ByteBuf before = heldAfterInlineWrite;
@@ -637,13 +632,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     final class StreamUnsafe extends RingwireUnsafe {
         /*
          * A receive from the shared ring is entered through a method handle in a field that is not final, so C2
-         * cannot fold it into a constant and compiles the receive on its own. Called directly, it was inlined into
-         * the completion dispatch with the pipeline behind it: on the 500-connection echo one compilation of about
-         * 14,000 nodes that reached C2's inlining cutoff, needed 31 MB of compiler arena (which the C library then
-         * kept as resident memory) and was made three times (the loop's dispatch, its lambda, complete). Apart, the
-         * largest is 14-22 MB and the echo server's resident set about 10 MiB smaller at the same CPU per message.
-         * Own-buffer receives (bulk streams) and write completions are still called directly: there the frame decoder's
-         * compilations are the largest either way, and the measurements did not show a gain.
+         * cannot fold it into a constant and compiles the receive on its own: called directly, it was inlined with
+         * the pipeline behind it into the completion dispatch, one compilation too large for C2's inlining budget,
+         * made several times over, whose compiler memory stayed resident. Own-buffer receives (bulk streams) and
+         * write completions are still called directly: there the frame decoder's compilations are the largest
+         * either way.
          */
         private static MethodHandle recvCompleteEntry = recvCompleteHandle();
 
@@ -1014,7 +1007,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 }
                 // the bytes are in hand, so their count is known: a buffer of that size (the handle's guess still
                 // caps each one) holds a 128-byte message's 128 bytes of pooled memory while its echo is in flight,
-                // not the guess's 2 KiB (rpc-frontend, 2,000 connections: direct peak 1.5-3.5 -> 0.1-0.75 MiB).
+                // not the guess's 2 KiB.
                 // The guess is what epoll would have tried to read: when the bytes fill it, lastBytesRead grows it
                 // at once, as epoll's read loop does, instead of at the batch's end (a stream's receives in one
                 // batch went up in 2 KiB pieces)
@@ -1097,9 +1090,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 // SEND that channelReadComplete's flush prepares, so the kernel runs it first and its bytes arrive
                 // while the frames just written are still held. A frame decoder then copies its partial frame into
                 // a new cumulation instead of appending in place to one it can never discard (its slices are always
-                // in flight when it tries): that grew without bound, copied at each growth (single-stream:
-                // 1M -> 36k msgs/s). When the socket was drained the read most likely ended on a message boundary,
-                // the SEND goes first, and the next read finds the echo's buffers already released.
+                // in flight when it tries): that grew without bound, copied at each growth. When the socket was
+                // drained the read most likely ended on a message boundary, the SEND goes first, and the next read
+                // finds the echo's buffers already released.
                 recvNeedsRearm = false;
                 armRecv();
             }
