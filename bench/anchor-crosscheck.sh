@@ -13,7 +13,9 @@
 # "bytes_per_recv", "iovecs_per_write", "direct_recvs"), so that a run unlike its neighbours can be told apart.
 #
 #   bench/anchor-crosscheck.sh [rounds] [conns] [size] [depth] [duration] > runs.jsonl
-#   env: SERVERS="ringwire netty-epoll ..." (ringwire-direct: Ringwire with -Dringwire.directDescriptors=true), NETTY_UNSAFE=0 (Netty without sun.misc.Unsafe), ANCHORS=dir
+#   env: SERVERS="ringwire netty-epoll ..." (ringwire-direct: Ringwire with -Dringwire.directDescriptors=true;
+#        ringwire-base: Ringwire from BASE_JAR, another build's ringwire-examples.jar, for an A/B of two builds),
+#        NETTY_UNSAFE=0 (Netty without sun.misc.Unsafe), ANCHORS=dir
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}; CONNS=${2:-500}; SIZE=${3:-128}; DEPTH=${4:-1}; DURATION=${5:-10}
@@ -60,6 +62,8 @@ start_server() { # $1 server name; prints the server's PID
     c-echo_epoll) (exec taskset -c 1 "$BUILD/echo_epoll" "$PORT" >/dev/null 2>&1) & ;;
     ringwire-direct) (exec taskset -c 1 "$JAVA" "${JVM_FLAGS[@]}" -Dringwire.directDescriptors=true \
           -jar ringwire-examples/target/ringwire-examples.jar "$PORT" 1 ringwire >"$BUILD/server-$PORT.log" 2>&1) & ;;
+    ringwire-base) (exec taskset -c 1 "$JAVA" "${JVM_FLAGS[@]}" \
+          -jar "${BASE_JAR:?ringwire-base needs BASE_JAR}" "$PORT" 1 ringwire >"$BUILD/server-$PORT.log" 2>&1) & ;;
     *) (exec taskset -c 1 "$JAVA" "${JVM_FLAGS[@]}" \
           -jar ringwire-examples/target/ringwire-examples.jar "$PORT" 1 "$1" >"$BUILD/server-$PORT.log" 2>&1) & ;;
   esac

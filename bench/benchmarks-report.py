@@ -371,7 +371,7 @@ def cost_model_chart(cm):
     items = [(f"n = {n}", m, None, None) for n, m in zip(cm["batches"], c["perOpAtN"])]
     if epoll is not None:
         items.append(("epoll: s + w", epoll, None, None))
-    return bar_chart("cost model (seed 002): one SEND's cost with n SENDs per io_uring_enter",
+    return bar_chart("the OpenAnolis cost model: one SEND's cost with n SENDs per io_uring_enter",
                      [("ns per SEND", items, lambda v: f"{v:,.0f}")])
 
 

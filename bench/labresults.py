@@ -64,7 +64,7 @@ def connection_cost_table(variant, rows):
     return lines
 
 
-# ------------------------------------------------------------------------------------------------ seed 002's model
+# ------------------------------------------------------------------------------------------------ the OpenAnolis cost model
 
 def cost_model_lines(cm):
     """@return Markdown lines for the cost model: s, w, t, the cost per SEND at each batch, the echo's prediction"""
@@ -76,17 +76,17 @@ def cost_model_lines(cm):
         lines.append(f"- {caveat}")
     if c.get("caveats"):
         lines.append("")
-    lines.append("| n | seed (t+s)/n ns | s/n + t ns | measured per SEND ns | measured / epoll |")
+    lines.append("| n | model (t+s)/n ns | s/n + t ns | measured per SEND ns | measured / epoll |")
     lines.append("|---:|---:|---:|---:|---:|")
     for n, m in zip(cm["batches"], c["perOpAtN"]):
-        seed = "-" if c["t"] is None or c["s"] is None else f"{(c['t'] + c['s']) / n:.0f}"
+        model = "-" if c["t"] is None or c["s"] is None else f"{(c['t'] + c['s']) / n:.0f}"
         per_op = "-" if c["t"] is None or c["s"] is None else f"{c['s'] / n + c['t']:.0f}"
         ratio = "-" if m is None or not epoll else f"{m / epoll:.2f}"
-        lines.append(f"| {n} | {seed} | {per_op} | {fmt(m)} | {ratio} |")
+        lines.append(f"| {n} | {model} | {per_op} | {fmt(m)} | {ratio} |")
     if cm.get("observedN") is not None:
         lines.append("")
         lines.append(f"Echo {cm['echoVariant']}: Ringwire n = {cm['observedN']:.2f} SQEs per enter; predicted "
-                     f"io_uring/epoll {fmt(cm.get('seedPredictedRatio'), 2)} (seed's formula) or "
+                     f"io_uring/epoll {fmt(cm.get('seedPredictedRatio'), 2)} (the model's formula) or "
                      f"{fmt(cm.get('perOpPredictedRatio'), 2)} (per operation); measured "
                      f"{fmt(cm.get('measuredRatio'), 2)}.")
     return lines

@@ -16,7 +16,7 @@
 #        divided by)
 #
 # http is driven by wrk -t1 (apt-get install wrk) against io.ringwire.examples.HttpHelloServer; redis by
-# redis-benchmark SET (apt-get install redis-tools; seed 003's test) against io.ringwire.examples.RedisServer, its
+# redis-benchmark SET (apt-get install redis-tools; the critique's test) against io.ringwire.examples.RedisServer, its
 # measured run sized from the warm-up's rate to outlast the sampling; echo by the C load
 # generator of the independent yardstick (../shared/anchors/c; optional, as in anchor-crosscheck.sh) against
 # io.ringwire.examples.EchoServer. Each server: fresh JVM pinned to CPU 1 with the lab's flags (Netty may use

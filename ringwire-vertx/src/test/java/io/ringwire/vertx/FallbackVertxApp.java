@@ -1,6 +1,7 @@
 package io.ringwire.vertx;
 
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.transport.Transport;
@@ -22,9 +23,13 @@ public final class FallbackVertxApp {
             System.out.println("native=" + vertx.isNativeTransportEnabled());
             HttpServer server = vertx.createHttpServer().requestHandler(r -> r.response().end("hello"))
                 .listen(0, "127.0.0.1").await(60, TimeUnit.SECONDS);
-            String answer = vertx.createHttpClient().request(HttpMethod.GET, server.actualPort(), "127.0.0.1", "/")
+            // held until closed: Vert.x 5 shuts down a client that becomes unreachable, even mid-request
+            // (VertxException "Pool closed", eclipse-vertx/vert.x#5577)
+            HttpClient client = vertx.createHttpClient();
+            String answer = client.request(HttpMethod.GET, server.actualPort(), "127.0.0.1", "/")
                 .compose(request -> request.send().compose(response -> response.body()))
                 .await(60, TimeUnit.SECONDS).toString();
+            client.close().await(30, TimeUnit.SECONDS);
             System.out.println("echo=" + answer);
         } finally {
             vertx.close().await(30, TimeUnit.SECONDS);
