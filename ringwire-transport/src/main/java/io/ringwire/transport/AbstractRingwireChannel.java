@@ -43,7 +43,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
      * {@link #fd} of a connection on a direct descriptor: its socket lives in a slot of a loop's fixed-file table and
      * has no fd. A call made with this number by mistake fails with EBADF, never reaching another socket.
      */
-    static final int DIRECT_FD = Integer.MAX_VALUE;
+    static final int DIRECT_DESCRIPTOR_FD = Integer.MAX_VALUE;
     /** Connected, or bound for a listener: what {@link #isActive()} says. */
     protected volatile boolean active;
     private volatile boolean open = true;
@@ -51,7 +51,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
     static final int MULTISHOT = 0;
     static final int SINGLE = 1;
     /** user_data data of a single-shot RECV straight into an allocator buffer (bulk streams). */
-    static final int DIRECT = 2;
+    static final int OWN_BUFFER = 2;
 
     RingwireIoRegistration registration;
 
@@ -64,7 +64,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
     /** A single-shot read from the loop's buffer ring (autoRead off). */
     static final int READ_SINGLE = 1 << 1;
     /** A single-shot read into a buffer of the channel's own. */
-    static final int READ_DIRECT = 1 << 2;
+    static final int READ_OWN_BUFFER = 1 << 2;
     /** A POLL_ADD watching for the peer's FIN while reading is paused. */
     static final int PEER_CLOSE_WATCH = 1 << 3;
     /** The write (SEND or SENDMSG: see {@link #writeOpcode}). */
@@ -96,8 +96,8 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
     }
 
     /** @return whether this channel's socket is a direct descriptor: a slot of a loop's fixed-file table, no fd */
-    final boolean isDirect() {
-        return fd == DIRECT_FD;
+    final boolean isDirectDescriptor() {
+        return fd == DIRECT_DESCRIPTOR_FD;
     }
 
     // ---------------------------------------------------------------- calls on the socket outside its SQEs
@@ -194,7 +194,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
             int writerIndex = dst.writerIndex();
             if (io.netty.util.internal.PlatformDependent.hasUnsafe()) {
                 // dst has a memory address only when Netty uses sun.misc.Unsafe: its copy has none of the segment
-                // checks (session, read-only, bounds) that cost about 4 % of a small receive's Java time (http)
+                // checks (session, read-only, bounds), a cost every small receive would pay
                 io.netty.util.internal.PlatformDependent.copyMemory(srcAddress + position,
                     dst.memoryAddress() + writerIndex, n);
             } else {
@@ -289,8 +289,8 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
      * @return the channel whose {@link #fd()} {@code d} is, when that channel's socket is a direct descriptor (it has
      *         no fd to pass: one is installed for the passing); else null
      */
-    static AbstractRingwireChannel directOwner(FileDescriptor d) {
-        return d instanceof ChannelFd c && c.channel.isDirect() ? c.channel : null;
+    static AbstractRingwireChannel directDescriptorOwner(FileDescriptor d) {
+        return d instanceof ChannelFd c && c.channel.isDirectDescriptor() ? c.channel : null;
     }
 
     /**
@@ -301,7 +301,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
         private final AbstractRingwireChannel channel;
 
         ChannelFd(AbstractRingwireChannel channel) {
-            super(Math.max(channel.fd, 0)); // a direct descriptor's DIRECT_FD: no file has that number
+            super(Math.max(channel.fd, 0)); // a direct descriptor's DIRECT_DESCRIPTOR_FD: no file has that number
             this.channel = channel;
         }
 
@@ -317,15 +317,15 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
 
         @Override
         public String toString() {
-            if (channel.isDirect()) {
-                return "FileDescriptor{none: " + channel.directDescription() + "}";
+            if (channel.isDirectDescriptor()) {
+                return "FileDescriptor{none: " + channel.directDescriptorPlace() + "}";
             }
             return "FileDescriptor{fd=" + intValue() + (isOpen() ? "" : ", closed") + "}";
         }
     }
 
     /** @return for a connection on a direct descriptor, where its socket is; see the stream channel */
-    String directDescription() {
+    String directDescriptorPlace() {
         return "a direct descriptor";
     }
 
@@ -453,7 +453,8 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
     protected void doDeregister() {
         RingwireIoRegistration r = registration;
         if (r != null && r.isValid() && isOpen() && eventLoop().inEventLoop()) {
-            boolean queued = r.hasUnsubmittedSqe() && !isDirect(); // (a direct descriptor's slot is not emptied)
+            // (a direct descriptor's slot is not emptied)
+            boolean queued = r.hasUnsubmittedSqe() && !isDirectDescriptor();
             cancelInFlight(r); // (a close has cancelled them already)
             if (queued) {
                 r.handler().submitBeforeClose(r); // SQEs naming the fixed-file slot go before it is emptied
@@ -526,7 +527,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
     }
 
     /**
-     * Records a read op's CQE by its user_data data ({@link #MULTISHOT}, {@link #SINGLE}, {@link #DIRECT}): a
+     * Records a read op's CQE by its user_data data ({@link #MULTISHOT}, {@link #SINGLE}, {@link #OWN_BUFFER}): a
      * multishot one ends only with the CQE that has no F_MORE.
      *
      * @return whether the op ended
@@ -538,7 +539,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
             }
             ended(READ_MULTISHOT);
         } else {
-            ended(data == SINGLE ? READ_SINGLE : READ_DIRECT);
+            ended(data == SINGLE ? READ_SINGLE : READ_OWN_BUFFER);
         }
         return true;
     }
@@ -624,8 +625,8 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
         if ((ops & READ_SINGLE) != 0) {
             cancel(r, readOpcode(), SINGLE);
         }
-        if ((ops & READ_DIRECT) != 0) {
-            cancel(r, readOpcode(), DIRECT); // its buffer is released when the cancellation completes
+        if ((ops & READ_OWN_BUFFER) != 0) {
+            cancel(r, readOpcode(), OWN_BUFFER); // its buffer is released when the cancellation completes
         }
     }
 
@@ -654,7 +655,7 @@ abstract class AbstractRingwireChannel extends AbstractChannel implements UnixCh
             // close(2) returns, the number can belong to a new socket, and that SQE would read from it; so it
             // leaves first, while the number is still ours (asked before the cancels below, which name no fd)
             // (a direct descriptor's slot is emptied by an SQE queued after them: no enter needed)
-            boolean queued = r.hasUnsubmittedSqe() && f != DIRECT_FD;
+            boolean queued = r.hasUnsubmittedSqe() && f != DIRECT_DESCRIPTOR_FD;
             if (r.isValid()) {
                 cancelInFlight(r);
             }

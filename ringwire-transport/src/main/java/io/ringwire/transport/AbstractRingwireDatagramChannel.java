@@ -63,24 +63,25 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
 
     /*
      * Native memory of this channel's own, for as long as a receive may use it (the kernel writes the sender's
-     * address of a direct RECVMSG at completion): the multishot msghdr template, the direct msghdr, its sockaddr
-     * and its iovec.
+     * address of an own-buffer RECVMSG at completion): the multishot msghdr template, the own-buffer msghdr, its
+     * sockaddr and its iovec.
      */
     private static final int MULTISHOT_HDR = 0;
-    private static final int DIRECT_HDR = MULTISHOT_HDR + MSGHDR_SIZE;
-    private static final int DIRECT_NAME = DIRECT_HDR + MSGHDR_SIZE;
-    private static final int DIRECT_IOV = DIRECT_NAME + SockAddr.STORAGE_SIZE;
-    /** The direct RECVMSG's control buffer: room for a UDP_GRO message (an int) and an original destination. */
-    private static final int DIRECT_CONTROL = DIRECT_IOV + 16;
+    private static final int OWN_HDR = MULTISHOT_HDR + MSGHDR_SIZE;
+    private static final int OWN_NAME = OWN_HDR + MSGHDR_SIZE;
+    private static final int OWN_IOV = OWN_NAME + SockAddr.STORAGE_SIZE;
+    /** The own-buffer RECVMSG's control buffer: room for a UDP_GRO message (an int) and an original destination. */
+    private static final int OWN_CONTROL = OWN_IOV + 16;
     private static final int CONTROL_ROOM = CMSG_SPACE_4 + CMSG_SPACE_SOCKADDR;
-    private static final int NATIVE_SIZE = DIRECT_CONTROL + CONTROL_ROOM;
+    private static final int NATIVE_SIZE = OWN_CONTROL + CONTROL_ROOM;
 
     /** Room for the sender's address in each ring buffer (the largest address of the channel's family). */
     private final int nameRoom;
     private final MemorySegment nativeArea = Arena.ofAuto().allocate(NATIVE_SIZE, 8);
     private volatile boolean connected;
 
-    private ByteBuf directBuf;
+    /** The buffer the in-flight own-buffer RECVMSG writes into; the channel owns it until the CQE. */
+    private ByteBuf ownBuffer;
     private boolean readInBatch;
     private boolean recvNeedsRearm;
     private boolean ringDry;
@@ -266,7 +267,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
     private void armRecv() {
         RingwireIoRegistration r = registration;
         if (!isActive() || closingOffLoop || r == null || !r.isValid() || fd < 0
-            || inFlight(READ_MULTISHOT | READ_DIRECT) || !config().isAutoRead() && !readPending) {
+            || inFlight(READ_MULTISHOT | READ_OWN_BUFFER) || !config().isAutoRead() && !readPending) {
             return;
         }
         if (!reserveReadSqe(r)) {
@@ -292,11 +293,11 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             ringDry = false;
             h.counters().dryRingFallbacks++;
         }
-        armDirectRecv(r);
+        armOwnBufferRecv(r);
     }
 
     /** One single-shot RECVMSG into a buffer from the channel's allocator, sized by its RecvByteBufAllocator. */
-    private void armDirectRecv(RingwireIoRegistration r) {
+    private void armOwnBufferRecv(RingwireIoRegistration r) {
         ByteBuf buf = unsafe().recvBufAllocHandle().allocate(config().getAllocator());
         if (!buf.isDirect() || nativeAddress(buf, buf.writerIndex(), buf.writableBytes()) == 0) {
             ByteBuf direct = config().getAllocator().directBuffer(buf.writableBytes());
@@ -306,42 +307,42 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         long address = nativeAddress(buf, buf.writerIndex(), buf.writableBytes());
         MemorySegment n = nativeArea;
         long base = n.address();
-        n.asSlice(DIRECT_HDR, MSGHDR_SIZE + SockAddr.STORAGE_SIZE).fill((byte) 0);
-        n.asSlice(DIRECT_CONTROL, CONTROL_ROOM).fill((byte) 0);
-        n.set(JAVA_LONG, DIRECT_HDR, base + DIRECT_NAME);          // msg_name
-        n.set(JAVA_INT, DIRECT_HDR + 8, SockAddr.STORAGE_SIZE);    // msg_namelen
-        n.set(JAVA_LONG, DIRECT_HDR + 16, base + DIRECT_IOV);      // msg_iov
-        n.set(JAVA_LONG, DIRECT_HDR + 24, 1);                      // msg_iovlen
+        n.asSlice(OWN_HDR, MSGHDR_SIZE + SockAddr.STORAGE_SIZE).fill((byte) 0);
+        n.asSlice(OWN_CONTROL, CONTROL_ROOM).fill((byte) 0);
+        n.set(JAVA_LONG, OWN_HDR, base + OWN_NAME);             // msg_name
+        n.set(JAVA_INT, OWN_HDR + 8, SockAddr.STORAGE_SIZE);    // msg_namelen
+        n.set(JAVA_LONG, OWN_HDR + 16, base + OWN_IOV);         // msg_iov
+        n.set(JAVA_LONG, OWN_HDR + 24, 1);                      // msg_iovlen
         if (receivesWithControl()) {
-            n.set(JAVA_LONG, DIRECT_HDR + 32, base + DIRECT_CONTROL); // msg_control: segment size, destination
-            n.set(JAVA_LONG, DIRECT_HDR + 40, CONTROL_ROOM);          // msg_controllen
+            n.set(JAVA_LONG, OWN_HDR + 32, base + OWN_CONTROL); // msg_control: segment size, destination
+            n.set(JAVA_LONG, OWN_HDR + 40, CONTROL_ROOM);       // msg_controllen
         }
-        n.set(JAVA_LONG, DIRECT_IOV, address);
-        n.set(JAVA_LONG, DIRECT_IOV + 8, buf.writableBytes());
+        n.set(JAVA_LONG, OWN_IOV, address);
+        n.set(JAVA_LONG, OWN_IOV + 8, buf.writableBytes());
         try {
             // MSG_TRUNC: the completion says the datagram's real length, so a cut one is recognised
-            r.sq().prepRecvmsg(fd, base + DIRECT_HDR, SocketConstants.MSG_TRUNC,
-                r.nextUserData(IORING_OP_RECVMSG, DIRECT));
+            r.sq().prepRecvmsg(fd, base + OWN_HDR, SocketConstants.MSG_TRUNC,
+                r.nextUserData(IORING_OP_RECVMSG, OWN_BUFFER));
         } catch (RuntimeException e) {
             buf.release();
             throw e;
         }
-        directBuf = buf;
-        started(READ_DIRECT);
+        ownBuffer = buf;
+        started(READ_OWN_BUFFER);
         r.handler().counters().directRecvs++;
     }
 
     /**
-     * Finds a control message the direct RECVMSG brought. The control buffer is zeroed before each receive, so the
+     * Finds a control message the own-buffer RECVMSG brought. The control buffer is zeroed before each receive, so the
      * messages end at the first cmsg_len of 0 (or at the buffer's end).
      *
      * @return the offset in {@code n} of the message's data, or -1
      */
     private static int controlMessage(MemorySegment n, int level, int type) {
-        int at = DIRECT_CONTROL;
-        while (at + CMSG_HDR <= DIRECT_CONTROL + CONTROL_ROOM) {
+        int at = OWN_CONTROL;
+        while (at + CMSG_HDR <= OWN_CONTROL + CONTROL_ROOM) {
             long length = n.get(JAVA_LONG, at);                  // cmsg_len
-            if (length < CMSG_HDR || at + length > DIRECT_CONTROL + CONTROL_ROOM) {
+            if (length < CMSG_HDR || at + length > OWN_CONTROL + CONTROL_ROOM) {
                 return -1;
             }
             if (n.get(JAVA_INT, at + 8) == level && n.get(JAVA_INT, at + 12) == type) {
@@ -352,13 +353,13 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         return -1;
     }
 
-    /** @return the segment size of a UDP_GRO batch the direct RECVMSG brought, or 0 */
+    /** @return the segment size of a UDP_GRO batch the own-buffer RECVMSG brought, or 0 */
     private static int groSegmentSize(MemorySegment n) {
         int at = controlMessage(n, SocketConstants.IPPROTO_UDP, SocketConstants.UDP_GRO);
         return at < 0 ? 0 : n.get(JAVA_INT, at);
     }
 
-    /** @return the original destination (IP_ORIGDSTADDR or IPV6_ORIGDSTADDR) the direct RECVMSG brought, or null */
+    /** @return the original destination (IP_ORIGDSTADDR or IPV6_ORIGDSTADDR) the own-buffer RECVMSG brought, or null */
     private A originalDestination(MemorySegment n) {
         int at = controlMessage(n, SocketConstants.IPPROTO_IP, SocketConstants.IP_RECVORIGDSTADDR);
         int room = SockAddr.IN_SIZE;
@@ -462,8 +463,8 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         @Override
         public void complete(byte opcode, int res, int flags, int data) {
             if (opcode == IORING_OP_RECVMSG) {
-                if (data == DIRECT) {
-                    directRecvComplete(res);
+                if (data == OWN_BUFFER) {
+                    ownBufferRecvComplete(res);
                 } else {
                     multishotRecvComplete(res, flags);
                 }
@@ -511,15 +512,15 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             r.notifyAfterCompletions();
         }
 
-        private void directRecvComplete(int res) {
-            readCompleted(DIRECT, 0);
+        private void ownBufferRecvComplete(int res) {
+            readCompleted(OWN_BUFFER, 0);
             recvNeedsRearm = true;
-            ByteBuf buf = directBuf;
-            directBuf = null;
+            ByteBuf buf = ownBuffer;
+            ownBuffer = null;
             try {
                 if (res >= 0 && isOpen()) {
                     MemorySegment n = nativeArea;
-                    A sender = sender(n, DIRECT_NAME, Math.min(n.get(JAVA_INT, DIRECT_HDR + 8), SockAddr.STORAGE_SIZE));
+                    A sender = sender(n, OWN_NAME, Math.min(n.get(JAVA_INT, OWN_HDR + 8), SockAddr.STORAGE_SIZE));
                     if (res > buf.writableBytes()) {
                         truncated(res, buf.writableBytes(), sender);
                     } else {

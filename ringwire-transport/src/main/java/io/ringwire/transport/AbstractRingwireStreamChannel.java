@@ -7,7 +7,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.FileRegion;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.RecvByteBufAllocator;
@@ -50,7 +49,6 @@ import static io.ringwire.uring.IoUringConstants.IORING_OP_SEND;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG_ZC;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_SEND_ZC;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * A stream connection on io_uring: what TCP and Unix domain stream sockets share.
@@ -63,12 +61,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * the application stops reading, and a handler that pauses for every message costs no cancel and re-arm per message.
  * {@code channelReadComplete} fires once per batch of completions.
  *
- * <p><b>Bulk streams</b> switch to direct receives: when two receives in a row fill a whole ring buffer and the
+ * <p><b>Bulk streams</b> switch to own-buffer receives: when two receives in a row fill a whole ring buffer and the
  * kernel says more is waiting ({@code IORING_CQE_F_SOCK_NONEMPTY}), the multishot RECV is cancelled and, once its
  * last completion is in, single-shot RECVs go straight into a buffer from the channel's allocator (sized by its
  * {@link RecvByteBufAllocator}, up to 64 KiB by default): no copy, one completion per large read, and each CQE's bytes
  * are where that SQE said, whatever order other completions come in. Four reads in a row that a ring buffer could
- * have held switch back, so an idle connection pins no buffer. Never both at once: the direct RECV is armed only
+ * have held switch back, so an idle connection pins no buffer. Never both at once: the own-buffer RECV is armed only
  * after the multishot one has ended, which keeps the byte order. Off with
  * {@link RingwireIoHandlerConfig#directReceive()}.
  *
@@ -86,113 +84,66 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     /** The channel's options; set by the subclass's constructor. */
     DuplexChannelConfig config;
 
-    /** Bulk mode: receives go straight into allocator buffers, one single-shot RECV at a time. */
+    /** Bulk mode: own-buffer receives, straight into allocator buffers, one single-shot RECV at a time. */
     private boolean bulk;
 
-    /**
-     * Bytes a bulk stream's read loop hands up the pipeline before channelReadComplete and the flush that follows it:
-     * four receives of 64 KiB, so that the frames a decoder sliced from them are still in the CPU's cache when they
-     * are written (the allocator's whole budget, 1 MiB, lets them fall out of it, and holds more memory at once).
-     */
+    /** Bytes a bulk stream's read loop hands up before channelReadComplete: few enough to be in cache when written. */
     static final int READ_LOOP_BYTES = 256 * 1024;
 
-    /**
-     * This socket's slot in the loop's fixed-file table (≥ 0); -1 for none (not registered, or the table refused);
-     * below -1, registered and counting its SQEs up to -1, when it takes one ({@link #useFixedFile}).
-     */
-    private int fileSlot = -1;
-    /**
-     * A connection on a direct descriptor ({@link #DIRECT_FD}): the loop whose fixed-file table holds its socket in
-     * {@link #fileSlot}. Null while it moves between loops, before a client's socket is made, and for connections
-     * with an fd.
-     */
-    private volatile RingwireIoHandler slotHome;
-    /** A direct descriptor counted in its loop's {@link RingwireCounters#directDescriptors()}. */
-    private boolean directJoined;
-    /** A client on direct descriptors whose socket is made when it joins its loop: what it needs until then. */
-    private volatile PendingSocket pendingSocket;
     /** Bytes an inline write sent whose buffers are still being removed from the outbound buffer. */
     private long inlineUnsettled;
     /** The last frame an inline write sent, until the next receive has gone up ({@link #holdAfterInlineWrite}). */
     private ByteBuf heldAfterInlineWrite;
-    /** The buffer the in-flight direct RECV writes into; the channel owns it until the CQE. */
-    private ByteBuf directBuf;
-    /** Consecutive multishot receives that filled a ring buffer with more waiting, and direct ones that did not. */
+    /** The buffer the in-flight own-buffer RECV writes into; the channel owns it until the CQE. */
+    private ByteBuf ownBuffer;
+    /** Consecutive multishot receives that filled a ring buffer with more waiting, and own-buffer ones that did not. */
     private int fullRecvs;
     private int smallRecvs;
-    /** The shared ring was empty, and at its largest, for this connection's last receive: the next one is direct. */
+    /**
+     * The shared ring was empty, and at its largest, for this connection's last receive: the next one goes into a
+     * buffer of its own.
+     */
     private boolean ringDry;
     private boolean readInBatch;
     /** The last receive's CQE said more bytes were waiting in the socket (IORING_CQE_F_SOCK_NONEMPTY). */
     private boolean moreWaiting;
-    private boolean eofSeen;
+    boolean eofSeen;
     /**
      * The peer has closed (its FIN seen while reading was paused): read on to the EOF whatever autoRead and the
      * allocator's budget say, delivering every byte, as Netty's epoll does on EPOLLRDHUP; then the close, or the input
      * shutdown with half-closure allowed.
      */
-    private boolean drainingToEof;
-    private boolean recvNeedsRearm;
+    boolean drainingToEof;
+    boolean recvNeedsRearm;
     /**
      * The write in flight was settled from its CQE, seen ahead of its turn by a close in the same batch
      * ({@code settleWritePosted}): when that CQE's turn comes it only ends the write.
      */
     private boolean writeSettledAhead;
-    private IOException readError;
+    IOException readError;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
 
-    /**
-     * The messages of descriptors passed in flight (Unix domain sockets, SCM_RIGHTS), made at the first: most
-     * connections never pass one, and an idle connection should not carry their fields.
-     */
-    private static final class Descriptors {
-        /** The message of the RECVMSG in flight that takes a descriptor; the channel owns it until the CQE. */
-        ByteBuf recv;
-        /** The message of the SENDMSG in flight that passes one; the channel owns it until the CQE. */
-        ByteBuf send;
-        /** An fd installed to pass a direct descriptor's socket (it has none), closed when that SENDMSG ends. */
-        int installed = -1;
-        /**
-         * The descriptor being passed whose socket is a direct descriptor in another loop's table: that loop installs
-         * an fd of it ({@link #fetched} once it has come); null when none is asked for.
-         */
-        FileDescriptor fetching;
-        /** The fd another loop installed for {@link #fetching}, not yet passed; -1 for none. */
-        int fetched = -1;
-    }
-
-    private Descriptors descriptors;
-
-    /** @return {@link #descriptors}, made at the first descriptor passed */
-    private Descriptors descriptors() {
-        Descriptors d = descriptors;
-        return d != null ? d : (descriptors = new Descriptors());
-    }
-
     /** Bytes received but not yet delivered, because autoRead is off and the read loop's budget ran out. */
     private ByteBuf pendingInput;
-    /**
-     * What a FileRegion write needs, made at the channel's first FileRegion: most connections never send one, and
-     * an idle connection should not carry its fields.
-     */
-    private static final class FileWrite {
-        /** Bytes of the FileRegion being written, copied out of it and not yet sent; the channel owns them. */
-        ByteBuf chunk;
-        /** The DefaultFileRegion being sent with sendfile(2), the file's fd (-1: copy it instead), who closes it. */
-        DefaultFileRegion sendfileRegion;
-        int sendfileFd = -1;
-        boolean sendfileOwnsFd;
-        /** sendfile's native off_t, made on first use. */
-        MemorySegment sendfileOffset;
-    }
-
-    /** Null until the first FileRegion. */
-    private FileWrite files;
     /** user_data data of the POLL_ADD that waits for socket space between two sendfile calls. */
     static final int WRITE_POLL = 1;
-    /** user_data data of the SENDMSG that passes a descriptor (a gathered write's SENDMSG has 0). */
-    static final int DESCRIPTOR = 1;
+
+    /** Null until the channel's first descriptor passed (Unix domain sockets only). */
+    private DescriptorPassing descriptors;
+
+    private DescriptorPassing descriptors() {
+        DescriptorPassing d = descriptors;
+        return d != null ? d : (descriptors = new DescriptorPassing(this));
+    }
+
+    /** Null until the channel's first FileRegion. */
+    private FileRegionWriter files;
+
+    private FileRegionWriter files() {
+        FileRegionWriter f = files;
+        return f != null ? f : (files = new FileRegionWriter(this));
+    }
 
     private boolean pendingInputTaskScheduled;
 
@@ -223,8 +174,12 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         return z != null ? z : (zeroCopy = new ZeroCopySends(this));
     }
 
+    /** Where the socket lives (an fd, a fixed-file slot, a direct descriptor), and the calls that depend on it. */
+    final StreamSocket socket;
+
     AbstractRingwireStreamChannel(Channel parent, int fd, boolean active) {
         super(parent, fd, active);
+        this.socket = new StreamSocket(this, null);
     }
 
     /**
@@ -234,92 +189,30 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * @param home the accepting loop
      */
     AbstractRingwireStreamChannel(Channel parent, int slot, RingwireIoHandler home) {
-        super(parent, DIRECT_FD, true);
-        this.fileSlot = slot;
-        this.slotHome = home;
+        super(parent, DIRECT_DESCRIPTOR_FD, true);
+        this.socket = new StreamSocket(this, slot, home);
     }
 
     /**
-     * A client. With {@code fd} {@link #DIRECT_FD} its socket is made in the fixed-file table of the loop it joins
-     * (SOCKET into a slot), or with an fd if that loop has no direct descriptors; options set before that wait in
-     * {@link PendingSocket}.
+     * A client. With {@code fd} {@link #DIRECT_DESCRIPTOR_FD} its socket is made in the fixed-file table of the loop
+     * it joins (SOCKET into a slot), or with an fd if that loop has no direct descriptors; options set before that
+     * wait in {@link StreamSocket.PendingSocket}.
      *
      * @param family {@code AF_INET}, {@code AF_INET6} or {@code AF_UNIX} for a socket made later; else ignored
-     * @param fd     the socket, or {@link #DIRECT_FD}
+     * @param fd     the socket, or {@link #DIRECT_DESCRIPTOR_FD}
      */
     AbstractRingwireStreamChannel(int family, int fd) {
         super(null, fd, false);
-        this.pendingSocket = fd == DIRECT_FD ? new PendingSocket(family) : null;
+        this.socket = new StreamSocket(this,
+            fd == DIRECT_DESCRIPTOR_FD ? new StreamSocket.PendingSocket(family) : null);
     }
 
     /** No family: a client channel that opened its socket with an fd. */
     static final int AF_NONE = -1;
 
-    /**
-     * bind(2) of this direct descriptor: a BIND SQE on its slot [6.11], else on an fd installed for the call.
-     *
-     * @param ipv6 whether the socket is AF_INET6 (how to write an IPv4 address)
-     */
-    void bindDirect(SocketAddress address, boolean ipv6) throws NativeIoException {
-        if (!io.ringwire.uring.IoUringProbe.get().isBindSupported()) {
-            withFd(f -> {
-                Sockets.bind(f, address);
-                return null;
-            });
-            return;
-        }
-        onSlot((h, slot) -> {
-            MemorySegment sa = h.syncArea().asSlice(0, SockAddr.STORAGE_SIZE);
-            int len = SockAddr.write(address, sa, ipv6);
-            return NativeIoException.check(h.syncCall(IoUringConstants.IORING_OP_BIND,
-                (q, ud) -> q.useFixedFile(q.prepBind(slot, sa.address(), len, ud), slot)), "bind " + address);
-        });
-    }
-
     /** @return the local and remote addresses known without asking the kernel, for {@code toString} */
     String cachedAddresses() {
         return cachedLocalAddress() + " -> " + cachedRemoteAddress();
-    }
-
-    /**
-     * @return whether client channels made now leave their socket to the loop they join, never holding an fd: the
-     *         loops have direct descriptors by default ({@code -Dringwire.directDescriptors=true}) and the kernel can
-     *         make a socket in a slot. Otherwise a client opens its socket with an fd, as it always did, and joining a
-     *         loop with direct descriptors puts it in the table and closes the fd
-     */
-    static boolean clientSocketsInSlots() {
-        Boolean o = clientSocketsInSlotsForTests;
-        return (o != null ? o && RingwireIoHandler.directDescriptorsAvailable() : RingwireIoHandler.clientSocketsInSlots())
-            && io.ringwire.uring.IoUringProbe.get().isSocketDirectSupported();
-    }
-
-    /** For tests: whether client channels made now leave their socket to their loop; null: the system property. */
-    static volatile Boolean clientSocketsInSlotsForTests;
-
-    private FileWrite files() {
-        if (files == null) {
-            files = new FileWrite();
-        }
-        return files;
-    }
-
-    private void closeSendfileFd() {
-        FileWrite f = files;
-        if (f == null) {
-            return;
-        }
-        if (f.sendfileFd >= 0 && f.sendfileOwnsFd) {
-            Libc.close(f.sendfileFd);
-        }
-        f.sendfileFd = -1;
-        f.sendfileRegion = null;
-    }
-
-    private void releaseFileChunk() {
-        if (files != null && files.chunk != null) {
-            files.chunk.release();
-            files.chunk = null;
-        }
     }
 
     /**
@@ -331,586 +224,51 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      */
     abstract int writeRemoteAddress(SocketAddress remote, MemorySegment dst);
 
-    // ------------------------------------------------------------------------------------------ direct descriptors
-
-    /**
-     * A client on direct descriptors before it joins a loop: its socket's family, and the options set meanwhile, to
-     * be set on the socket once the loop has made it. The application's threads set and read them while the loop
-     * makes the socket: each call holds the object's lock, and so does the making, so an option set goes either to
-     * this list, which the making then puts on the socket, or, once it is made, to the socket.
-     */
-    private static final class PendingSocket {
-        final int family;
-        /** (level, optname, value) in the order they were set. Guarded by this. */
-        private final java.util.List<Object[]> options = new java.util.ArrayList<>();
-        /** Whether the socket was made (or the channel closed before): options go to it now. Guarded by this. */
-        private boolean made;
-
-        PendingSocket(int family) {
-            this.family = family;
-        }
-
-        /**
-         * Keeps an option for the socket, once a socket of the same family has taken the value: one the kernel
-         * refuses fails here, as it fails at once on an fd. Without an fd to spare for that check (EMFILE, ENFILE:
-         * a process that holds its connections in slots may have none), it is checked when the socket is made.
-         *
-         * @return false if the socket was made meanwhile: set it there
-         * @throws NativeIoException the kernel refused the value
-         */
-        synchronized boolean add(int level, int name, byte[] value) throws NativeIoException {
-            if (made) {
-                return false;
-            }
-            int template = -1;
-            try {
-                template = Sockets.open(family, SocketConstants.SOCK_STREAM);
-            } catch (NativeIoException e) {
-                if (e.errno() != Errno.EMFILE && e.errno() != Errno.ENFILE) {
-                    throw e;
-                }
-            }
-            if (template >= 0) {
-                try {
-                    Sockets.setBytes(template, level, name, value);
-                } finally {
-                    Libc.close(template);
-                }
-            }
-            options.add(new Object[] {level, name, value.clone()});
-            return true;
-        }
-
-        /** @return the value last set for the option, or null (none, or the socket is made) */
-        synchronized byte[] value(int level, int name) {
-            for (int i = options.size() - 1; i >= 0 && !made; i--) {
-                Object[] o = options.get(i);
-                if ((int) o[0] == level && (int) o[1] == name) {
-                    return ((byte[]) o[2]).clone();
-                }
-            }
-            return null;
-        }
-
-        /** @return whether the socket is still to be made */
-        synchronized boolean pending() {
-            return !made;
-        }
-    }
+    // ------------------------------------------------------------------------------------------ the socket
 
     @Override
-    String directDescription() {
-        RingwireIoHandler home = slotHome;
-        if (home != null) {
-            return "slot " + fileSlot + " of the fixed-file table of " + home.executor();
-        }
-        PendingSocket p = pendingSocket;
-        return p != null && p.pending() ? "a direct descriptor made when the channel joins its loop"
-            : "a direct descriptor moving between loops";
+    String directDescriptorPlace() {
+        return socket.description();
     }
 
-    /**
-     * A direct descriptor comes to the registration's loop before the channel is registered there: it moves from
-     * the table that holds it (MSG_RING from that loop; the slot it gets here comes with a completion), or, a
-     * client's, is made here (SOCKET into a slot). A loop without direct descriptors gets an fd instead.
-     */
     @Override
     void arrive(RingwireIoRegistration r, Runnable then, java.util.function.Consumer<Throwable> failed) {
-        if (fd != DIRECT_FD) {
-            if (fd >= 0 && r.handler().directDescriptors()) {
-                intoTable(r.handler());
-            }
-            then.run();
-            return;
-        }
-        RingwireIoHandler target = r.handler();
-        RingwireIoHandler from = slotHome;
-        try {
-            if (pendingSocket != null) {
-                makeSocket(target); // (false: made by a passing of its descriptor meanwhile, with an fd)
-            } else if (from == null) {
-                throw new java.nio.channels.ClosedChannelException(); // closed while it moved
-            } else if (!target.directDescriptors()) {
-                if (from != target) {
-                    fdFrom(from, target, then, failed);
-                    return;
-                }
-                becomeFd(from);
-            } else if (from != target) {
-                moveSlot(from, target, then, failed);
-                return;
-            }
-        } catch (Throwable t) {
-            failed.accept(t);
-            return;
-        }
-        then.run();
-    }
-
-    /** Moves this direct descriptor from {@code from}'s table to {@code target}'s, on {@code target}'s loop. */
-    private void moveSlot(RingwireIoHandler from, RingwireIoHandler target, Runnable then,
-                          java.util.function.Consumer<Throwable> failed) {
-        int slot = fileSlot;
-        slotHome = null;
-        fileSlot = -1;
-        long targetUserData = target.expectSlot(res -> {
-            if (res < 0) {
-                failed.accept(res == -Errno.ENFILE ? new NativeIoException("moving a connection to " + target.executor()
-                    + " (its fixed-file table of " + target.counters().fixedFileSlots() + " slots is full: the loop "
-                    + "holds as many connections as the open-file limit allows; more event loops hold more)", res)
-                    : new NativeIoException("moving a connection to " + target.executor() + " (MSG_RING)", res));
-            } else if (!isOpen()) {
-                target.closeSlot(res); // closed while it moved
-                failed.accept(new java.nio.channels.ClosedChannelException());
-            } else {
-                fileSlot = res;
-                slotHome = target;
-                then.run();
-            }
-        });
-        try {
-            from.executor().execute(() -> from.sendSlot(slot, target, targetUserData, res -> {
-                if (res < 0) {
-                    try {
-                        target.executor().execute(() -> target.slotNotComing(targetUserData, res));
-                    } catch (java.util.concurrent.RejectedExecutionException e) {
-                        logger.debug("{}: its move failed ({}) after its new loop ended", this, Errno.name(res));
-                    }
-                }
-            }));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            target.slotNotComing(targetUserData, -Errno.EBADF); // the loop that held it has ended, and its table
-        }
-    }
-
-    /**
-     * This direct descriptor becomes an fd for {@code target}, a loop without direct descriptors, on {@code target}'s
-     * loop: the fd is installed on {@code from}'s loop, whose table holds the slot, and handed back to
-     * {@code target}'s, a task each way, so that neither loop waits for the other (two loops each waiting for the
-     * other would wait for ever).
-     */
-    private void fdFrom(RingwireIoHandler from, RingwireIoHandler target, Runnable then,
-                        java.util.function.Consumer<Throwable> failed) {
-        int slot = fileSlot;
-        slotHome = null; // moving: a call meanwhile fails with EAGAIN, a close leaves the socket to the move
-        fileSlot = -1;
-        try {
-            from.executor().execute(() -> {
-                int installed;
-                try {
-                    installed = from.installFd(slot);
-                } catch (NativeIoException | RuntimeException e) {
-                    from.closeSlot(slot); // the channel fails its registration, and is closed
-                    arriveWithFd(target, -1, e, then, failed);
-                    return;
-                }
-                from.emptySlotNow(slot); // the fd holds the last reference, wherever it is closed
-                arriveWithFd(target, installed, null, then, failed);
-            });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // the loop that held it has ended, and its table with it
-            failed.accept(new NativeIoException("moving a connection out of the table of a loop that has ended",
-                -Errno.EBADF));
-        }
-    }
-
-    /** The fd {@link #fdFrom} installed (or its failure) comes to {@code target}'s loop. */
-    private void arriveWithFd(RingwireIoHandler target, int installed, Throwable error, Runnable then,
-                              java.util.function.Consumer<Throwable> failed) {
-        try {
-            target.executor().execute(() -> {
-                if (error != null) {
-                    failed.accept(error);
-                } else if (!isOpen()) {
-                    Libc.close(installed); // closed while it moved
-                    failed.accept(new java.nio.channels.ClosedChannelException());
-                } else {
-                    fd = installed;
-                    then.run();
-                }
-            });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            if (installed >= 0) {
-                Libc.close(installed);
-            }
-            failed.accept(e); // its new loop has ended
-        }
-    }
-
-    /**
-     * A client's socket, made in {@code target}'s table (or with an fd there, or with {@code target} null), and the
-     * options set before: one the kernel refuses now (its value could not be checked when it was set) is logged as a
-     * warning, as Netty's Bootstrap logs an option refused on an fd, and the socket goes on without it. Holds the
-     * {@link PendingSocket}'s lock throughout, so an option set meanwhile waits, then goes to the socket.
-     *
-     * @return false if the socket was made already (elsewhere, concurrently) or the channel closed
-     * @throws io.netty.channel.ChannelException the socket could not be made, as Netty's transports fail to open one
-     */
-    private boolean makeSocket(RingwireIoHandler target) {
-        PendingSocket p = pendingSocket;
-        if (p == null) {
-            return false;
-        }
-        synchronized (p) {
-            if (p.made) {
-                return false;
-            }
-            int type = SocketConstants.SOCK_STREAM | SocketConstants.SOCK_NONBLOCK;
-            try {
-                if (target != null && target.directDescriptors()) {
-                    int slot = target.syncCall(IoUringConstants.IORING_OP_SOCKET,
-                        (q, ud) -> q.prepSocketDirect(p.family, type, 0, -1, ud));
-                    if (slot == -Errno.ENFILE) {
-                        throw new NativeIoException("socket into " + target.executor() + "'s fixed-file table (full, "
-                            + target.counters().fixedFileSlots() + " slots)", slot);
-                    }
-                    NativeIoException.check(slot, "socket into a direct descriptor");
-                    target.slotTaken();
-                    fileSlot = slot;
-                    slotHome = target;
-                } else {
-                    fd = Sockets.open(p.family, SocketConstants.SOCK_STREAM);
-                }
-            } catch (NativeIoException | IllegalStateException e) {
-                throw new io.netty.channel.ChannelException("a socket for " + this, e);
-            }
-            p.made = true;
-            pendingSocket = null;
-            for (Object[] o : p.options) {
-                try {
-                    setBytesOption((int) o[0], (int) o[1], (byte[]) o[2]);
-                } catch (NativeIoException | RuntimeException e) {
-                    logger.warn("{}: an option set before its socket was made is refused now: {}", this, e.toString());
-                }
-            }
-            return true;
-        }
-    }
-
-    /**
-     * A connection with an fd joins a loop with direct descriptors (a client made with its fd, a connection accepted
-     * on a loop without them): its socket goes into the loop's table (FILES_UPDATE into a slot the kernel picks) and
-     * its fd is closed. A full table leaves it on its fd.
-     */
-    private void intoTable(RingwireIoHandler h) {
-        MemorySegment area = h.syncArea();
-        area.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, fd);
-        int res = h.syncCall(IoUringConstants.IORING_OP_FILES_UPDATE, (q, ud) -> q.prepFilesUpdate(area.address(), 1,
-            -1, ud));
-        if (res != 1) {
-            logger.debug("{} keeps its fd: the fixed-file table took none ({})", this, Errno.name(res));
-            return;
-        }
-        h.slotTaken();
-        Libc.close(fd); // the table holds the socket now
-        fileSlot = area.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
-        slotHome = h;
-        fd = DIRECT_FD;
-    }
-
-    /** This direct descriptor becomes an fd, for a loop without direct descriptors. */
-    private void becomeFd(RingwireIoHandler from) throws NativeIoException {
-        int installed = onSlot((h, slot) -> {
-            int f = h.installFd(slot);
-            h.emptySlotNow(slot); // the fd holds the last reference, wherever it is closed
-            return f;
-        });
-        slotHome = null;
-        fileSlot = -1;
-        fd = installed;
+        socket.arrive(r, then, failed);
     }
 
     @Override
     void closeSocket(int f) throws Exception {
-        if (f != DIRECT_FD) {
-            super.closeSocket(f);
-            return;
-        }
-        RingwireIoHandler home = slotHome;
-        int slot = fileSlot;
-        slotHome = null;
-        fileSlot = -1;
-        PendingSocket p = pendingSocket;
-        if (p != null) {
-            synchronized (p) {
-                p.made = true; // never: an option set from now on finds the channel closed
-            }
-            pendingSocket = null;
-        }
-        if (home == null || slot < 0) {
-            return; // moving between loops (the move closes it), or never made
-        }
-        if (home.inLoop()) {
-            home.closeSlot(slot);
-            return;
-        }
-        try {
-            home.executor().execute(() -> home.closeSlot(slot));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            logger.debug("{}'s loop has ended: its ring took the slot with it", this);
-        }
+        socket.close(f);
     }
 
-    /** A call on this direct descriptor's slot, on the loop whose table holds it. */
-    private interface SlotCall<T> {
-        T call(RingwireIoHandler home, int slot) throws NativeIoException;
-    }
-
-    /**
-     * Runs {@code call} on the loop whose table holds this direct descriptor: at once when called there; from a
-     * thread that is no event loop (the application's, or an executor's), as a task of that loop, waited for (the ring
-     * takes SQEs from its own thread only). From another event loop it fails at once: one loop never waits for
-     * another, as in Netty's transports (two loops each asking for something of a channel of the other's would wait
-     * for each other for ever), and without an fd there is nothing that thread could call itself. What the channel
-     * knows without its socket (addresses read before, options set before the socket was made) is answered before
-     * this from any thread.
-     *
-     * @throws NativeIoException what the call threw; EBADF when the slot is gone (closed), EAGAIN while it moves or
-     *                           when asked from another event loop
-     */
-    private <T> T onSlot(SlotCall<T> call) throws NativeIoException {
-        RingwireIoHandler home = slotHome;
-        if (home == null) {
-            throw new NativeIoException("a call on " + directDescription(), isOpen() ? -Errno.EAGAIN : -Errno.EBADF);
-        }
-        if (home.inLoop()) {
-            int slot = fileSlot;
-            if (slotHome != home || slot < 0) {
-                throw new NativeIoException("a call on " + directDescription(), -Errno.EAGAIN);
-            }
-            try {
-                return call.call(home, slot);
-            } catch (IllegalStateException e) {
-                // the ring could not take the call now (its SQ or CQ full): a refusal like the kernel's, for
-                // the caller's ChannelException
-                NativeIoException n = new NativeIoException("a call on " + directDescription() + " ("
-                    + e.getMessage() + ")", -Errno.EAGAIN);
-                n.initCause(e);
-                throw n;
-            }
-        }
-        if (io.netty.util.internal.ThreadExecutorMap.currentExecutor() instanceof io.netty.channel.EventLoop other) {
-            throw new NativeIoException("a call on " + directDescription() + " from another event loop, " + other
-                + ": the socket is reached only on its own loop, and one loop never waits for another; make it on "
-                + home.executor() + " (channel.eventLoop().execute) or from a thread that is no event loop",
-                -Errno.EAGAIN);
-        }
-        java.util.concurrent.CompletableFuture<T> result = new java.util.concurrent.CompletableFuture<>();
-        try {
-            home.executor().execute(() -> {
-                try {
-                    result.complete(onSlot(call));
-                } catch (Throwable t) {
-                    result.completeExceptionally(t);
-                }
-            });
-            return result.get();
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            throw new NativeIoException("a call on a direct descriptor whose loop has ended", -Errno.EBADF);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new NativeIoException("a call on a direct descriptor, interrupted", -Errno.EINTR);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof NativeIoException n) {
-                throw n;
-            }
-            throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
-        }
-    }
-
-    /** A URING_CMD getsockopt or setsockopt on the slot, its value in the loop's sync area. */
-    private static int sockCmd(RingwireIoHandler h, int slot, int op, int level, int name, int length) {
-        MemorySegment area = h.syncArea();
-        return h.syncCall(IoUringConstants.IORING_OP_URING_CMD, (q, ud) ->
-            q.useFixedFile(q.prepCmdSock(op, slot, level, name, area.address(), length, ud), slot));
-    }
-
-    /*
-     * The calls below read pendingSocket (volatile) before fd: a client's socket is made, and fd or the slot written,
-     * before pendingSocket is cleared, so a call that finds it cleared (or its socket made) sees them.
-     */
-
-    /** @return the client's {@link PendingSocket} while its socket is still to be made, else null */
-    private PendingSocket stillPending() {
-        PendingSocket p = pendingSocket;
-        return p != null && p.pending() ? p : null;
+    @Override
+    void beforeCloseOffLoop(RingwireIoRegistration r) {
+        socket.beforeCloseOffLoop(r);
     }
 
     @Override
     <T> T withFd(FdCall<T> call) throws NativeIoException {
-        PendingSocket p = stillPending();
-        if (p != null) {
-            // no socket yet: the call sees a fresh one of the same family (a default), which it cannot change
-            int template = Sockets.open(p.family, SocketConstants.SOCK_STREAM);
-            try {
-                return call.apply(template);
-            } finally {
-                Libc.close(template);
-            }
-        }
-        if (fd != DIRECT_FD) {
-            return call.apply(fd);
-        }
-        return onSlot((h, slot) -> {
-            int installed = h.installFd(slot);
-            try {
-                return call.apply(installed);
-            } finally {
-                Libc.close(installed);
-            }
-        });
+        return socket.withFd(call);
     }
 
     @Override
     int getIntOption(int level, int name) throws NativeIoException {
-        PendingSocket p = pendingSocket;
-        byte[] pending = p != null ? p.value(level, name) : null;
-        if (pending != null) {
-            return java.nio.ByteBuffer.wrap(pending).order(java.nio.ByteOrder.nativeOrder()).getInt();
-        }
-        if (p != null && p.pending()) {
-            return withFd(f -> Sockets.getInt(f, level, name));
-        }
-        if (fd != DIRECT_FD) {
-            return super.getIntOption(level, name);
-        }
-        if (level != SocketConstants.SOL_SOCKET) {
-            return withFd(f -> Sockets.getInt(f, level, name)); // URING_CMD's getsockopt takes SOL_SOCKET only
-        }
-        return onSlot((h, slot) -> {
-            NativeIoException.check(sockCmd(h, slot, IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, level, name, 4),
-                "getsockopt(" + level + ", " + name + ")");
-            return h.syncArea().get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
-        });
+        return socket.getIntOption(level, name);
     }
 
     @Override
     void setIntOption(int level, int name, int value) throws NativeIoException {
-        if (fd != DIRECT_FD && pendingSocket == null) {
-            super.setIntOption(level, name, value);
-            return;
-        }
-        setBytesOption(level, name, java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder())
-            .putInt(value).array());
+        socket.setIntOption(level, name, value);
     }
 
     @Override
     byte[] getBytesOption(int level, int name, int length) throws NativeIoException {
-        PendingSocket p = pendingSocket;
-        byte[] pending = p != null ? p.value(level, name) : null;
-        if (pending != null) {
-            return pending;
-        }
-        if (p != null && p.pending()) {
-            return withFd(f -> Sockets.getBytes(f, level, name, length));
-        }
-        if (fd != DIRECT_FD) {
-            return super.getBytesOption(level, name, length);
-        }
-        if (level != SocketConstants.SOL_SOCKET || length > RingwireIoHandler.SYNC_AREA_BYTES) {
-            return withFd(f -> Sockets.getBytes(f, level, name, length));
-        }
-        return onSlot((h, slot) -> {
-            int n = NativeIoException.check(sockCmd(h, slot, IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, level, name,
-                length), "getsockopt(" + level + ", " + name + ")");
-            return h.syncArea().asSlice(0, Math.min(n, length)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-        });
+        return socket.getBytesOption(level, name, length);
     }
 
     @Override
     void setBytesOption(int level, int name, byte[] value) throws NativeIoException {
-        PendingSocket p = pendingSocket;
-        if (p != null && p.add(level, name, value)) {
-            return; // (false: made meanwhile, pendingSocket cleared: to the socket)
-        }
-        if (fd != DIRECT_FD) {
-            super.setBytesOption(level, name, value);
-            return;
-        }
-        if (value.length > RingwireIoHandler.SYNC_AREA_BYTES) {
-            withFd(f -> {
-                Sockets.setBytes(f, level, name, value);
-                return null;
-            });
-            return;
-        }
-        onSlot((h, slot) -> {
-            MemorySegment.copy(value, 0, h.syncArea(), java.lang.foreign.ValueLayout.JAVA_BYTE, 0, value.length);
-            NativeIoException.check(sockCmd(h, slot, IoUringConstants.SOCKET_URING_OP_SETSOCKOPT, level, name,
-                value.length), "setsockopt(" + level + ", " + name + ")");
-            return null;
-        });
-    }
-
-    /**
-     * The peer's address of a direct descriptor without an fd: getsockopt(SO_PEERNAME) through URING_CMD, which
-     * takes exactly the address's length ({@code length}: 16 for IPv4, 28 for IPv6).
-     */
-    SocketAddress directPeerAddress(int length) throws NativeIoException {
-        return onSlot((h, slot) -> SockAddr.read(h.syncArea(), NativeIoException.check(sockCmd(h, slot,
-            IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, SocketConstants.SOL_SOCKET, SocketConstants.SO_PEERNAME,
-            length), "getsockopt(SO_PEERNAME)")));
-    }
-
-    /** shutdown(2) of the socket; a direct descriptor's goes as a SHUTDOWN SQE, waited for. */
-    private void shutdownSocket(int how, String what) throws NativeIoException {
-        if (fd != DIRECT_FD) {
-            NativeIoException.check(Libc.shutdown(fd, how), what);
-            return;
-        }
-        onSlot((h, slot) -> NativeIoException.check(h.syncCall(IoUringConstants.IORING_OP_SHUTDOWN,
-            (q, ud) -> q.useFixedFile(q.prepShutdown(slot, how, ud), slot)), what));
-    }
-
-    /** shutdown(SHUT_RD) after the peer's EOF, its result not needed: a direct descriptor's SQE is not waited for. */
-    private void shutdownAfterEof() {
-        RingwireIoRegistration r = registration;
-        if (fd != DIRECT_FD) {
-            Libc.shutdown(fd, SocketConstants.SHUT_RD);
-        } else if (slotHome != null && fileSlot >= 0 && r != null && r.handler() == slotHome && r.reserveSqe()) {
-            r.sq().useFixedFile(r.sq().prepShutdown(fileSlot, SocketConstants.SHUT_RD,
-                UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_SHUTDOWN, 0)), fileSlot);
-        }
-    }
-
-    /**
-     * sendmsg(2) with MSG_DONTWAIT of what {@code msghdr} holds, now; a direct descriptor's goes as a SENDMSG SQE,
-     * which the kernel completes as it submits it (MSG_DONTWAIT: no wait for room).
-     *
-     * @return bytes sent, or {@code -errno}
-     */
-    private int sendNow(RingwireIoHandler h, MemorySegment msghdr) {
-        int flags = SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT;
-        if (fd != DIRECT_FD) {
-            return Libc.sendmsg(fd, msghdr, flags);
-        }
-        int slot = fileSlot;
-        if (slotHome != h || slot < 0) {
-            return -Errno.EBADF;
-        }
-        return h.syncCall(IORING_OP_SENDMSG, (q, ud) -> q.useFixedFile(q.prepSendmsg(slot, msghdr.address(), flags, ud),
-            slot));
-    }
-
-    /**
-     * Before close(2) leaves the loop (SO_LINGER above 0, see {@code prepareToClose}): a direct descriptor becomes an
-     * fd, since the last reference to a socket that lingers must be dropped off the loop's thread, and a slot's is
-     * dropped on it.
-     */
-    @Override
-    void beforeCloseOffLoop(RingwireIoRegistration r) {
-        if (fd != DIRECT_FD || slotHome == null) {
-            return;
-        }
-        if (directJoined) {
-            directJoined = false;
-            r.handler().counters().directDescriptors--;
-        }
-        try {
-            becomeFd(slotHome);
-        } catch (NativeIoException e) {
-            logger.debug("{}: no fd for a lingering close ({}); its slot is emptied on the loop", this, e.toString());
-        }
+        socket.setBytesOption(level, name, value);
     }
 
     // ------------------------------------------------------------------------------------------ half-closure
@@ -962,7 +320,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
         if (!outputShutdown) {
             outputShutdown = true;
-            shutdownSocket(SocketConstants.SHUT_WR, "shutdown(SHUT_WR)");
+            socket.shutdown(SocketConstants.SHUT_WR, "shutdown(SHUT_WR)");
         }
     }
 
@@ -991,7 +349,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             }
             if (!inputShutdown) {
                 inputShutdown = true;
-                shutdownSocket(SocketConstants.SHUT_RD, "shutdown(SHUT_RD)");
+                socket.shutdown(SocketConstants.SHUT_RD, "shutdown(SHUT_RD)");
             }
             promise.setSuccess();
         } catch (Throwable t) {
@@ -1041,10 +399,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     private void armRecv() {
         RingwireIoRegistration r = registration;
-        if (!active || inputShutdown || eofSeen || closingOffLoop || r == null || !r.isValid() || noSocketHere()) {
+        StreamSocket s = socket;
+        if (!active || inputShutdown || eofSeen || closingOffLoop || r == null || !r.isValid() || s.noSocketHere()) {
             return;
         }
-        if (inFlight(READ_DIRECT | READ_MULTISHOT | READ_SINGLE)) {
+        if (inFlight(READ_OWN_BUFFER | READ_MULTISHOT | READ_SINGLE)) {
             return; // its completion re-arms; one receive at a time, so the byte order holds
         }
         if (!config.isAutoRead() && !readPending) {
@@ -1054,26 +413,26 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return; // nothing changed: prepareBeforeEnter() comes back here next iteration
         }
         if (readsFileDescriptors()) {
-            armDescriptorRecv(r);
+            descriptors().armRecv(r);
             return;
         }
         RingwireIoHandler h = r.handler();
-        boolean direct = h.recvBuffers() == null || config.isAutoRead() && bulk || ringDry;
-        if (direct && armDirectRecv(r)) {
+        boolean ownBuffer = h.recvBuffers() == null || config.isAutoRead() && bulk || ringDry;
+        if (ownBuffer && armOwnBufferRecv(r)) {
             if (ringDry) {
                 ringDry = false;
                 h.counters().dryRingFallbacks++;
             }
-        } else if (direct && h.recvBuffers() == null) {
+        } else if (ownBuffer && h.recvBuffers() == null) {
             throw new IllegalStateException("bufferRing is off, and the channel's allocator gives direct buffers "
                 + "without a single native address to receive into: " + config.getAllocator());
         } else if (config.isAutoRead() && h.config().multishotRecv()) {
             long userData = r.nextUserData(IORING_OP_RECV, MULTISHOT);
-            useFixedFile(r, r.sq().prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
+            s.useFixedFile(r, r.sq().prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
             started(READ_MULTISHOT);
         } else {
             long userData = r.nextUserData(IORING_OP_RECV, SINGLE);
-            useFixedFile(r, r.sq().prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
+            s.useFixedFile(r, r.sq().prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
             started(READ_SINGLE);
         }
     }
@@ -1083,7 +442,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      *
      * @return false if the allocator's buffer has no single native address (nothing armed: use the ring)
      */
-    private boolean armDirectRecv(RingwireIoRegistration r) {
+    private boolean armOwnBufferRecv(RingwireIoRegistration r) {
         RingwireIoHandler h = r.handler();
         RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
         BufferRing ring = h.recvBuffers();
@@ -1098,22 +457,22 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
         long userData;
         try {
-            userData = r.nextUserData(IORING_OP_RECV, DIRECT);
-            useFixedFile(r, r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData));
+            userData = r.nextUserData(IORING_OP_RECV, OWN_BUFFER);
+            socket.useFixedFile(r, r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData));
         } catch (RuntimeException e) {
             buf.release();
             throw e;
         }
-        directBuf = buf;
-        started(READ_DIRECT);
+        ownBuffer = buf;
+        started(READ_OWN_BUFFER);
         h.counters().directRecvs++;
         return true;
     }
 
     @Override
     byte readOpcode() {
-        Descriptors d = descriptors;
-        return d != null && d.recv != null ? IORING_OP_RECVMSG : IORING_OP_RECV;
+        DescriptorPassing d = descriptors;
+        return d != null && d.receiving() ? IORING_OP_RECVMSG : IORING_OP_RECV;
     }
 
     /**
@@ -1135,45 +494,14 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
     }
 
-    /**
-     * One RECVMSG of the one-byte message that carries a descriptor, single-shot: the peer's descriptors come one per
-     * completion, as Netty's native domain channels read them. The SQE is reserved.
-     */
-    private void armDescriptorRecv(RingwireIoRegistration r) {
-        ByteBuf buf = DescriptorMessage.allocate(config.getAllocator());
-        if (buf == null) {
-            throw new IllegalStateException("the channel's allocator gives direct buffers without a single native "
-                + "address, to receive a descriptor into: " + config.getAllocator());
-        }
-        long msghdr = DescriptorMessage.layOut(DescriptorMessage.msghdr(buf), -1);
-        descriptors().recv = buf;
-        // named by its fd, not a fixed-file slot: passing descriptors is rare, and takes no slot (but a direct
-        // descriptor has nothing else)
-        nameSlot(r, r.sq().prepRecvmsg(fd, msghdr, SocketConstants.MSG_CMSG_CLOEXEC,
-            r.nextUserData(IORING_OP_RECVMSG, SINGLE)));
-        started(READ_SINGLE);
-    }
-
     /** @return bytes received and held for the next read() (autoRead off, or between loops); on the loop only */
     int pendingInputBytes() {
         return pendingInput == null ? 0 : pendingInput.readableBytes();
     }
 
-    /**
-     * SQEs a connection names its fd in before it takes a slot of the loop's fixed-file table: a slot costs two
-     * io_uring_register calls (at the take and at close) and saves the kernel an fd look-up and a reference count per
-     * SQE, so a short-lived connection (a request and a close) is better off without one.
-     */
-    static final int SQES_BEFORE_FIXED_FILE = 16;
-
     @Override
     void joined(RingwireIoRegistration r) {
-        if (slotHome != null) {
-            directJoined = true;
-            r.handler().counters().directDescriptors++;
-        } else if (fd >= 0 && fileSlot < 0) {
-            fileSlot = -1 - SQES_BEFORE_FIXED_FILE;
-        }
+        socket.joined(r);
         readPaused(); // an accepted connection with autoRead off: no read() may ever come to see the peer close
     }
 
@@ -1184,68 +512,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     @Override
     void leaving(RingwireIoRegistration r) {
-        if (directJoined) {
-            directJoined = false;
-            r.handler().counters().directDescriptors--;
-        }
-        if (slotHome != null) {
-            return; // a direct descriptor stays in its table: moved by the next registration, emptied by the close
-        }
-        int slot = fileSlot;
-        fileSlot = -1;
-        if (slot < 0) {
-            return;
-        }
-        RingwireIoHandler h = r.handler();
-        if (eventLoop().inEventLoop()) {
-            h.releaseFileSlot(slot);
-        } else {
-            // a close from another thread: the table belongs to the loop's thread (SINGLE_ISSUER); the slot keeps
-            // the socket open until then. If the loop has shut down, its ring took the table with it.
-            try {
-                eventLoop().execute(() -> h.releaseFileSlot(slot));
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                logger.debug("loop gone before the fixed-file slot of {} was emptied: its ring closed it", this);
-            }
-        }
-    }
-
-    /** @return this socket's fixed-file slot, or a negative number without one; on the loop only */
-    int fileSlot() {
-        return fileSlot;
-    }
-
-    /**
-     * Names this channel's fixed-file slot instead of its fd in {@code sqe}, taking one at its
-     * {@link #SQES_BEFORE_FIXED_FILE}th SQE.
-     */
-    void useFixedFile(RingwireIoRegistration r, long sqe) {
-        int slot = fileSlot;
-        if (slot < -1 && ++slot == -1) {
-            slot = r.handler().takeFileSlot(fd); // -1 when refused: given up
-        }
-        fileSlot = slot;
-        if (slot >= 0) {
-            r.sq().useFixedFile(sqe, slot);
-        }
-    }
-
-    /**
-     * @return whether there is no socket to name in an SQE now: the channel is closed, or its direct descriptor is
-     *         still on its way to this loop's table (a task run meanwhile must not arm anything)
-     */
-    private boolean noSocketHere() {
-        return fd < 0 || fd == DIRECT_FD && slotHome == null;
-    }
-
-    /**
-     * Names this direct descriptor's slot in {@code sqe}, which was prepared with {@link #fd}: for the operations that
-     * a connection with an fd names by its fd (a POLL_ADD, a connect, passing descriptors, ...).
-     */
-    private void nameSlot(RingwireIoRegistration r, long sqe) {
-        if (fd == DIRECT_FD) {
-            r.sq().useFixedFile(sqe, fileSlot);
-        }
+        socket.leaving(r);
     }
 
     @Override
@@ -1275,14 +542,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         try {
             super.doClose();
         } finally {
-            if (!inFlight(WRITE)) {
-                releaseFileChunk(); // (one the kernel still reads is released by the write's completion)
+            if (files != null) {
+                files.closed(inFlight(WRITE));
             }
-            closeSendfileFd();
-            Descriptors d = descriptors;
-            if (d != null && d.fetched >= 0) {
-                Libc.close(d.fetched); // installed by another loop for a passing that will not happen now
-                d.fetched = -1;
+            if (descriptors != null) {
+                descriptors.closed();
             }
             if (pendingInput != null) {
                 pendingInput.release();
@@ -1297,9 +561,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * frames are slices of its cumulation, which it may append the next bytes to in place only while no slice of it is
      * held, and it discards the bytes it has read only then too, before channelReadComplete's flush; a cumulation that
      * still holds a partial frame when the echo's frames are all released before the next receive (as an inline write
-     * releases them) grows with the whole stream, copied at each growth (single-stream: 240-330 MiB of direct memory,
-     * 4-33 µs per message). With one slice held, the decoder copies the partial frame into a new cumulation instead,
-     * as it does when the frames are still in flight in a SEND.
+     * releases them) grows with the whole stream, copied at each growth. With one slice held, the decoder copies the
+     * partial frame into a new cumulation instead, as it does when the frames are still in flight in a SEND.
      */
     private void holdAfterInlineWrite(ByteBuf written) {
         ByteBuf before = heldAfterInlineWrite;
@@ -1331,42 +594,6 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             + " (Ringwire's stream channels write ByteBuf and FileRegion)");
     }
 
-    /** Bytes of a FileRegion read into one buffer at a time, and sent from there. */
-    static final int FILE_CHUNK = 64 * 1024;
-    /** Bytes of a FileRegion made from a FileChannel mapped at a time. */
-    static final long FILE_MAP_WINDOW = 4L * 1024 * 1024;
-
-    /**
-     * A sink for {@link FileRegion#transferTo}: takes bytes into {@code chunk} up to its capacity, then takes no
-     * more (which ends the transfer).
-     */
-    private static final class ChunkSink implements java.nio.channels.WritableByteChannel {
-        private final ByteBuf chunk;
-
-        ChunkSink(ByteBuf chunk) {
-            this.chunk = chunk;
-        }
-
-        @Override
-        public int write(ByteBuffer src) {
-            int n = Math.min(src.remaining(), chunk.writableBytes());
-            int limit = src.limit();
-            src.limit(src.position() + n);
-            chunk.writeBytes(src);
-            src.limit(limit);
-            return n;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     @Override
     protected void doWrite(ChannelOutboundBuffer in) {
         if (!inFlight(WRITE) && registration != null) {
@@ -1383,6 +610,13 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     /** The pipeline is in channelReadComplete, fired by this channel's completions. */
     private boolean inReadComplete;
 
+    /** One POLL_ADD for POLLOUT, in place of the write, whose completion writes again; the SQE is reserved. */
+    void armWritePoll(RingwireIoRegistration r) {
+        socket.nameSlot(r, r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false,
+            r.nextUserData(IORING_OP_POLL_ADD, WRITE_POLL)));
+        startedWrite(IORING_OP_POLL_ADD, WRITE_POLL);
+    }
+
     // ------------------------------------------------------------------------------------------ the handle
 
     @Override
@@ -1390,16 +624,19 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         return new StreamUnsafe();
     }
 
-    private final class StreamUnsafe extends RingwireUnsafe {
+    /** @return this channel's handle, for the features kept in classes of their own */
+    final StreamUnsafe streamUnsafe() {
+        return (StreamUnsafe) unsafe();
+    }
+
+    final class StreamUnsafe extends RingwireUnsafe {
         /*
          * A receive from the shared ring is entered through a method handle in a field that is not final, so C2
-         * cannot fold it into a constant and compiles the receive on its own. Called directly, it was inlined into
-         * the completion dispatch with the pipeline behind it: on the 500-connection echo one compilation of about
-         * 14,000 nodes that reached C2's inlining cutoff, needed 31 MB of compiler arena (which the C library then
-         * kept as resident memory) and was made three times (the loop's dispatch, its lambda, complete). Apart, the
-         * largest is 14-22 MB and the echo server's resident set about 10 MiB smaller at the same CPU per message.
-         * Direct receives (bulk streams) and write completions are still called directly: there the frame decoder's
-         * compilations are the largest either way, and the measurements did not show a gain.
+         * cannot fold it into a constant and compiles the receive on its own: called directly, it was inlined with
+         * the pipeline behind it into the completion dispatch, one compilation too large for C2's inlining budget,
+         * made several times over, whose compiler memory stayed resident. Own-buffer receives (bulk streams) and
+         * write completions are still called directly: there the frame decoder's compilations are the largest
+         * either way.
          */
         private static MethodHandle recvCompleteEntry = recvCompleteHandle();
 
@@ -1459,7 +696,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 long sa = h.scratch(SockAddr.STORAGE_SIZE);
                 MemorySegment seg = h.scratchSegment();
                 int len = writeRemoteAddress(remote, seg.asSlice(sa - seg.address(), SockAddr.STORAGE_SIZE));
-                nameSlot(r, r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0)));
+                socket.nameSlot(r, r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0)));
                 started(CONNECT);
                 h.submitNow(); // the SYN leaves now, as connect(2)'s does, whatever the caller does next on the loop
                 Connecting attempt = new Connecting(promise, remote);
@@ -1498,21 +735,21 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         public void complete(byte opcode, int res, int flags, int data) {
             switch (opcode) {
                 case IORING_OP_RECV -> {
-                    if (data == DIRECT) {
-                        directRecvComplete(res, flags);
+                    if (data == OWN_BUFFER) {
+                        ownBufferRecvComplete(res, flags);
                     } else {
                         recvCompleteApart(res, flags, data);
                     }
                 }
                 case IORING_OP_SEND -> writeComplete(res);
                 case IORING_OP_SENDMSG -> {
-                    if (data == DESCRIPTOR) {
-                        descriptorSendComplete(res);
+                    if (data == DescriptorPassing.DESCRIPTOR) {
+                        descriptors.sendComplete(res);
                     } else {
                         writeComplete(res);
                     }
                 }
-                case IORING_OP_RECVMSG -> descriptorRecvComplete(res, flags);
+                case IORING_OP_RECVMSG -> descriptors.recvComplete(res, flags);
                 case IORING_OP_SEND_ZC, IORING_OP_SENDMSG_ZC -> {
                     if (zeroCopy.complete(res, flags, data)) {
                         writeComplete(res);
@@ -1577,15 +814,16 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          */
         private void watchForPeerCloseIfPaused() {
             RingwireIoRegistration r = registration;
-            if (inFlight(PEER_CLOSE_WATCH | READ_MULTISHOT | READ_SINGLE | READ_DIRECT)
+            if (inFlight(PEER_CLOSE_WATCH | READ_MULTISHOT | READ_SINGLE | READ_OWN_BUFFER)
                 || config.isAutoRead() || readPending || eofSeen || closingOffLoop
-                || inputShutdown || !active || noSocketHere() || r == null || !r.isValid()) {
+                || inputShutdown || !active || socket.noSocketHere() || r == null || !r.isValid()) {
                 return;
             }
             if (!reserveReadSqe(r)) {
                 return;
             }
-            nameSlot(r, r.sq().prepPollAdd(fd, SocketConstants.POLLRDHUP, false, r.nextUserData(IORING_OP_POLL_ADD, 0)));
+            socket.nameSlot(r, r.sq().prepPollAdd(fd, SocketConstants.POLLRDHUP, false,
+                r.nextUserData(IORING_OP_POLL_ADD, 0)));
             started(PEER_CLOSE_WATCH);
         }
 
@@ -1636,7 +874,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
         /**
          * A multishot receive that filled its ring buffer while more waited in the socket, twice in a row: this is a
-         * bulk stream, and the multishot RECV is cancelled so that direct receives take over when it has ended.
+         * bulk stream, and the multishot RECV is cancelled so that own-buffer receives take over when it has ended.
          */
         private void watchForBulk(RingwireIoRegistration r, int res, int flags, int bufferSize, boolean multishot) {
             if (bulk || !r.handler().config().directReceive()) {
@@ -1652,16 +890,16 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 smallRecvs = 0;
                 if (multishot && inFlight(READ_MULTISHOT)) {
                     cancel(r, IORING_OP_RECV, MULTISHOT);
-                } // a single-shot one has ended: the next arm is direct
+                } // a single-shot one has ended: the next arm is into a buffer of its own
             }
         }
 
-        /** A direct receive completed: its bytes are already in {@link #directBuf}, which goes up the pipeline. */
-        private void directRecvComplete(int res, int flags) {
-            readCompleted(DIRECT, flags);
+        /** An own-buffer receive completed: its bytes are already in {@link #ownBuffer}, which goes up the pipeline. */
+        private void ownBufferRecvComplete(int res, int flags) {
+            readCompleted(OWN_BUFFER, flags);
             moreWaiting = (flags & IORING_CQE_F_SOCK_NONEMPTY) != 0;
-            ByteBuf buf = directBuf;
-            directBuf = null;
+            ByteBuf buf = ownBuffer;
+            ownBuffer = null;
             RingwireIoRegistration r = registration;
             RingwireIoHandler h = r.handler();
             boolean readLoopGoesOn = false; // this receive does not end the read loop: the next one is armed at once
@@ -1709,7 +947,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             recvNeedsRearm = true;
             if (readLoopGoesOn) {
                 armRecv();
-                if (inFlight(READ_DIRECT) || armRetry) {
+                if (inFlight(READ_OWN_BUFFER) || armRetry) {
                     recvNeedsRearm = false;
                     return; // channelReadComplete when the loop ends
                 }
@@ -1719,12 +957,12 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
         /**
          * A receive's bytes went up the pipeline. When no more of this connection's bytes can be in this batch of
-         * completions ({@code last}: a direct receive, or one that left the socket empty), channelReadComplete
+         * completions ({@code last}: an own-buffer receive, or one that left the socket empty), channelReadComplete
          * follows at once, and with it the echo's flush and gather, while the received and written buffers are in
          * the CPU's cache; after the whole batch (the lab's rpc-backend: 32 connections × 64 KiB) they are not.
          * Otherwise it follows the batch, once for all of this connection's receives in it.
          */
-        private void readDone(RingwireIoRegistration r, boolean last) {
+        void readDone(RingwireIoRegistration r, boolean last) {
             releaseHeldAfterInlineWrite(); // this receive's bytes have met the frames the last inline write sent
             if (last && !inFlight(WRITE) && r.isValid()) {
                 afterCompletions();
@@ -1769,7 +1007,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 }
                 // the bytes are in hand, so their count is known: a buffer of that size (the handle's guess still
                 // caps each one) holds a 128-byte message's 128 bytes of pooled memory while its echo is in flight,
-                // not the guess's 2 KiB (rpc-frontend, 2,000 connections: direct peak 1.5-3.5 -> 0.1-0.75 MiB).
+                // not the guess's 2 KiB.
                 // The guess is what epoll would have tried to read: when the bytes fill it, lastBytesRead grows it
                 // at once, as epoll's read loop does, instead of at the batch's end (a stream's receives in one
                 // batch went up in 2 KiB pieces)
@@ -1787,7 +1025,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
 
         /** @return the allocator's handle for this batch of completions, reset when the batch starts */
-        private RecvByteBufAllocator.ExtendedHandle batchHandle() {
+        RecvByteBufAllocator.ExtendedHandle batchHandle() {
             RecvByteBufAllocator.ExtendedHandle handle = allocHandle();
             if (!readInBatch) {
                 readInBatch = true;
@@ -1799,7 +1037,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
 
         /** Counts one message of {@code n} bytes going up the pipeline in this batch. */
-        private void countRead(RecvByteBufAllocator.ExtendedHandle handle, int n) {
+        void countRead(RecvByteBufAllocator.ExtendedHandle handle, int n) {
             handle.lastBytesRead(n);
             handle.incMessagesRead(1);
             messagesThisLoop++;
@@ -1852,9 +1090,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 // SEND that channelReadComplete's flush prepares, so the kernel runs it first and its bytes arrive
                 // while the frames just written are still held. A frame decoder then copies its partial frame into
                 // a new cumulation instead of appending in place to one it can never discard (its slices are always
-                // in flight when it tries): that grew without bound, copied at each growth (single-stream:
-                // 1M -> 36k msgs/s). When the socket was drained the read most likely ended on a message boundary,
-                // the SEND goes first, and the next read finds the echo's buffers already released.
+                // in flight when it tries): that grew without bound, copied at each growth. When the socket was
+                // drained the read most likely ended on a message boundary, the SEND goes first, and the next read
+                // finds the echo's buffers already released.
                 recvNeedsRearm = false;
                 armRecv();
             }
@@ -1914,7 +1152,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (config.isAllowHalfClosure()) {
                 if (!inputShutdown) {
                     inputShutdown = true;
-                    shutdownAfterEof();
+                    socket.shutdownAfterEof(registration);
                     pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
                     pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
                 }
@@ -1960,7 +1198,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (gather(in) == 0) {
                 return;
             }
-            int res = sendNow(registration.handler(), registration.handler().writeGather().msghdrSegment());
+            int res = socket.sendNow(registration.handler(), registration.handler().writeGather().msghdrSegment());
             if (res > 0) {
                 removeWritten(in, res);
             }
@@ -1980,7 +1218,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (writeSettledAhead) {
                 return true; // a close from a listener of a promise it completed
             }
-            if (files != null && files.chunk != null || !writeInFlightSendsBuffers()) {
+            if (files != null && files.hasChunk() || !writeInFlightSendsBuffers()) {
                 return false;
             }
             int res = writeResultPosted();
@@ -2047,9 +1285,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          */
         private void writeNotBytes(RingwireIoRegistration r, ChannelOutboundBuffer in, Object current) {
             if (current instanceof FileDescriptor passed) {
-                sendDescriptor(r, in, passed);
+                descriptors().send(r, in, passed);
             } else {
-                writeFileRegion(r, in, (FileRegion) current);
+                files().write(r, in, (FileRegion) current);
             }
         }
 
@@ -2061,7 +1299,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 watchForPeerCloseIfPaused();
             }
             ChannelOutboundBuffer in = outboundBuffer();
-            if (inFlight(WRITE) || in == null || in.isEmpty() || noSocketHere() || !active || closingOffLoop) {
+            StreamSocket s = socket;
+            if (inFlight(WRITE) || in == null || in.isEmpty() || s.noSocketHere() || !active || closingOffLoop) {
                 return;
             }
             RingwireIoRegistration r = registration;
@@ -2095,11 +1334,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (zeroCopyFor(g.bytes(), r.handler())) {
                 zeroCopySends().send(r, in, g, iovecs);
             } else if (iovecs == 1) {
-                useFixedFile(r, q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
+                s.useFixedFile(r, q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
                     r.nextUserData(IORING_OP_SEND, 0)));
                 startedWrite(IORING_OP_SEND);
             } else {
-                useFixedFile(r, q.prepSendmsg(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL,
+                s.useFixedFile(r, q.prepSendmsg(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL,
                     r.nextUserData(IORING_OP_SENDMSG, 0)));
                 startedWrite(IORING_OP_SENDMSG);
             }
@@ -2119,7 +1358,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          * @return whether nothing is left to send (all written, or the channel closed meanwhile)
          */
         private boolean writeInline(RingwireIoHandler h, ChannelOutboundBuffer in, int iovecs) {
-            int res = sendNow(h, h.writeGather().msghdrSegment());
+            int res = socket.sendNow(h, h.writeGather().msghdrSegment());
             if (res <= 0) {
                 return false; // EAGAIN: a SEND waits for room; an error: the SEND reports it as any write's would
             }
@@ -2168,142 +1407,6 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 && (z == null || !z.off && z.pending < ZeroCopySends.SLOTS);
         }
 
-        /**
-         * Sends the next piece of a FileRegion: up to {@link #FILE_CHUNK} bytes copied from it into a buffer (through
-         * its own {@code transferTo}, so every kind of FileRegion works), then one SEND from there.
-         */
-        private void writeFileRegion(RingwireIoRegistration r, ChannelOutboundBuffer in, FileRegion region) {
-            ByteBuf chunk = files == null ? null : files.chunk;
-            // sendfile(2) takes the socket's fd: a direct descriptor sends the file from a mapping instead
-            if (chunk == null && fd != DIRECT_FD && region instanceof DefaultFileRegion d && sendFile(r, in, d)) {
-                return;
-            }
-            if (chunk == null) {
-                long left = region.count() - region.transferred();
-                if (left <= 0) {
-                    in.remove();
-                    if (!in.isEmpty()) {
-                        doWrite(in);
-                    }
-                    return;
-                }
-                boolean mapped;
-                try {
-                    // a DefaultFileRegion sendfile could not take (made from a FileChannel): mapped, sent from
-                    // the page cache; any other region copied through its own transferTo
-                    chunk = region instanceof DefaultFileRegion d ? FileRegionFiles.map(d, FILE_MAP_WINDOW,
-                        eventLoop()) : null;
-                    mapped = chunk != null;
-                    if (!mapped) {
-                        chunk = config.getAllocator().directBuffer((int) Math.min(left, FILE_CHUNK));
-                        region.transferTo(new ChunkSink(chunk), region.transferred());
-                    }
-                } catch (Throwable t) {
-                    if (chunk != null) {
-                        chunk.release();
-                    }
-                    in.remove(t); // e.g. the file is shorter than the region's count
-                    if (!in.isEmpty()) {
-                        doWrite(in);
-                    }
-                    return;
-                }
-                if (!chunk.isReadable()) {
-                    chunk.release();
-                    r.retryNextIteration(); // the region gave nothing now: ask again, without spinning
-                    return;
-                }
-                files().chunk = chunk;
-                if (mapped) {
-                    r.handler().counters().fileRegionMappedBytes += chunk.readableBytes();
-                } else {
-                    r.handler().counters().fileRegionCopiedBytes += chunk.readableBytes();
-                }
-            }
-            useFixedFile(r, r.sq().prepSend(fd, nativeAddress(chunk, chunk.readerIndex(), chunk.readableBytes()),
-                chunk.readableBytes(), SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0)));
-            startedWrite(IORING_OP_SEND);
-            RingwireCounters c = r.handler().counters();
-            c.writes++;
-            c.writeIovecs++;
-        }
-
-        /**
-         * A DefaultFileRegion whose file descriptor can be had goes with sendfile(2) on the loop: the file's pages go
-         * to the socket inside the kernel, as with Netty's epoll transport. Not io_uring's SPLICE: the kernel always
-         * hands that to an io-wq worker thread (REQ_F_FORCE_ASYNC), the punting Ringwire avoids. When the socket is
-         * full, one POLL_ADD for POLLOUT waits for room.
-         *
-         * @return false if the region has to be copied instead (no descriptor, or a file sendfile cannot read)
-         */
-        private boolean sendFile(RingwireIoRegistration r, ChannelOutboundBuffer in, DefaultFileRegion region) {
-            FileWrite f = files();
-            if (region != f.sendfileRegion) {
-                closeSendfileFd();
-                f.sendfileRegion = region;
-                int[] opened = FileRegionFiles.open(region);
-                if (opened != null) {
-                    f.sendfileFd = opened[0];
-                    f.sendfileOwnsFd = opened[1] == 1;
-                }
-            }
-            if (f.sendfileFd < 0) {
-                return false;
-            }
-            long done = region.transferred();
-            long left = region.count() - done;
-            if (left <= 0) {
-                sendfileFinished(in, null);
-                return true;
-            }
-            if (f.sendfileOffset == null) {
-                f.sendfileOffset = java.lang.foreign.Arena.ofAuto().allocate(JAVA_LONG);
-            }
-            f.sendfileOffset.set(JAVA_LONG, 0, region.position() + done);
-            long n = Libc.sendfile(fd, f.sendfileFd, f.sendfileOffset, Math.min(left, 1L << 30));
-            RingwireCounters c = r.handler().counters();
-            if (n > 0) {
-                c.writes++;
-                c.writeBytes += n;
-                c.sendfileBytes += n;
-                FileRegionFiles.transferred(region, done + n);
-                in.progress(n);
-                if (done + n >= region.count()) {
-                    sendfileFinished(in, null);
-                } else {
-                    doWrite(in); // more: the next call fills the socket or meets EAGAIN
-                }
-                return true;
-            }
-            if (n == -Errno.EAGAIN) {
-                armWritePoll(r); // (its SQE was reserved before this write began)
-                return true;
-            }
-            if (n == -Errno.EINVAL || n == -Errno.ENOSYS || n == -Errno.EOPNOTSUPP) {
-                closeSendfileFd(); // a file sendfile cannot read (e.g. O_DIRECT): copy the rest
-                f.sendfileRegion = region;
-                return false;
-            }
-            sendfileFinished(in, n == 0
-                ? new IOException("the file ended before the region's " + region.count() + " bytes (at "
-                    + (region.position() + done) + "): " + region)
-                : new NativeIoException("sendfile", (int) n));
-            return true;
-        }
-
-        /** The region went out whole ({@code cause} null) or failed; the next message follows. */
-        private void sendfileFinished(ChannelOutboundBuffer in, Throwable cause) {
-            closeSendfileFd();
-            if (cause == null) {
-                in.remove();
-            } else {
-                in.remove(cause);
-            }
-            if (!in.isEmpty()) {
-                doWrite(in);
-            }
-        }
-
         /** The socket has room again (or the wait was cancelled): the next sendfile goes before the next enter. */
         private void writePollComplete(int res) {
             ended(WRITE);
@@ -2319,236 +1422,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             }
         }
 
-        /** {@code res} bytes of the FileRegion's current chunk were sent. */
-        private void fileSent(ChannelOutboundBuffer in, int res) {
-            ByteBuf chunk = files.chunk;
-            chunk.skipBytes(res);
-            if (in != null) {
-                in.progress(res);
-            }
-            if (chunk.isReadable() && isOpen()) {
-                return; // a short send: the rest of the chunk goes next
-            }
-            // sent whole; or the channel closed while the SEND was in flight (doClose left the chunk to this
-            // completion), and nothing sends the rest: the buffer goes back to its pool, a mapping is unmapped
-            releaseFileChunk();
-            if (in != null && in.current() instanceof FileRegion region && region.transferred() >= region.count()) {
-                in.remove();
-            }
-        }
-
-        /**
-         * One SENDMSG of the one-byte message that passes {@code passed} (SCM_RIGHTS), as Netty's native domain
-         * channels send it; the descriptor stays the application's. The SQE is reserved.
-         */
-        private void sendDescriptor(RingwireIoRegistration r, ChannelOutboundBuffer in, FileDescriptor passed) {
-            if (!passed.isOpen()) {
-                // bad input: that write fails, the connection and the writes after it go on
-                in.remove(new IllegalArgumentException(passed + " is closed: there is no descriptor to pass"));
-                if (!in.isEmpty()) {
-                    doWrite(in);
-                }
-                return;
-            }
-            int toPass = passed.intValue();
-            AbstractRingwireStreamChannel owner = (AbstractRingwireStreamChannel) directOwner(passed);
-            boolean fetched = false;
-            if (owner != null) {
-                Descriptors d = descriptors();
-                if (d.fetching == passed) {
-                    if (d.fetched < 0) {
-                        return; // its fd is on its way from the loop whose table holds it
-                    }
-                    fetched = true;
-                } else {
-                    RingwireIoHandler home = owner.slotHome;
-                    if (home != null && !home.inLoop() && owner.pendingSocket == null) {
-                        fetchDescriptor(owner, home, passed);
-                        return;
-                    }
-                }
-            }
-            ByteBuf buf = DescriptorMessage.allocate(config.getAllocator());
-            if (buf == null) {
-                if (fetched) {
-                    Libc.close(descriptors.fetched);
-                    descriptors.fetched = -1;
-                    descriptors.fetching = null;
-                }
-                handleWriteError(new IllegalStateException("the channel's allocator gives direct buffers without a "
-                    + "single native address, to send a descriptor from: " + config.getAllocator()));
-                return;
-            }
-            if (owner != null) {
-                // a channel on a direct descriptor has no fd: one is installed for the passing (the peer gets a
-                // descriptor of the same socket), and closed once the SENDMSG has ended; a client that has joined
-                // no loop yet has no socket at all: it gets one now, with an fd of its own, as without direct ones
-                try {
-                    Descriptors d = descriptors();
-                    if (fetched) {
-                        toPass = d.fetched;
-                        d.fetched = -1;
-                        d.fetching = null;
-                        d.installed = toPass;
-                    } else if (owner.pendingSocket != null && !owner.isRegistered()) {
-                        if (!owner.makeSocket(null)) {
-                            throw new NativeIoException("passing " + owner + ", which joined its loop meanwhile",
-                                -Errno.EAGAIN);
-                        }
-                        toPass = owner.fd;
-                    } else {
-                        toPass = owner.onSlot((h, slot) -> h.installFd(slot));
-                        d.installed = toPass;
-                    }
-                } catch (NativeIoException | RuntimeException e) {
-                    buf.release();
-                    in.remove(e);
-                    if (!in.isEmpty()) {
-                        doWrite(in);
-                    }
-                    return;
-                }
-            }
-            descriptors().send = buf;
-            long msghdr = DescriptorMessage.layOut(DescriptorMessage.msghdr(buf), toPass);
-            nameSlot(r, r.sq().prepSendmsg(fd, msghdr, SocketConstants.MSG_NOSIGNAL,
-                r.nextUserData(IORING_OP_SENDMSG, DESCRIPTOR)));
-            startedWrite(IORING_OP_SENDMSG, DESCRIPTOR);
-            r.handler().counters().writes++;
-        }
-
-        /**
-         * Asks the loop whose table holds {@code owner}'s socket for an fd of it, to pass: a task of that loop, which
-         * hands the fd back to this channel's loop in a task of its own ({@link #descriptorFetched}), so that
-         * neither loop waits for the other. The write waits at the head of the outbound buffer meanwhile.
-         */
-        private void fetchDescriptor(AbstractRingwireStreamChannel owner, RingwireIoHandler home,
-                                     FileDescriptor passed) {
-            descriptors().fetching = passed;
-            try {
-                home.executor().execute(() -> {
-                    int installed = -1;
-                    Throwable error = null;
-                    try {
-                        installed = owner.onSlot((h, slot) -> h.installFd(slot));
-                    } catch (NativeIoException | RuntimeException e) {
-                        error = e;
-                    }
-                    descriptorFetched(passed, installed, error);
-                });
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                descriptorFetched(passed, -1, new NativeIoException("passing a direct descriptor whose loop has "
-                    + "ended", -Errno.EBADF));
-            }
-        }
-
-        /**
-         * The fd {@link #fetchDescriptor} asked for (or why there is none) comes to this channel's loop: the passing
-         * goes on with it. An fd that is no longer wanted (the channel closed, the write failed) is closed.
-         */
-        private void descriptorFetched(FileDescriptor passed, int installed, Throwable error) {
-            try {
-                eventLoop().execute(() -> {
-                    Descriptors d = descriptors;
-                    ChannelOutboundBuffer in = outboundBuffer();
-                    if (d == null || d.fetching != passed || !isOpen() || in == null || in.current() != passed) {
-                        if (installed >= 0) {
-                            Libc.close(installed);
-                        }
-                        if (d != null && d.fetching == passed) {
-                            d.fetching = null;
-                        }
-                        return;
-                    }
-                    if (error != null) {
-                        d.fetching = null;
-                        in.remove(error); // that write fails; the connection and the writes after it go on
-                        if (!in.isEmpty()) {
-                            doWrite(in);
-                        }
-                        return;
-                    }
-                    d.fetched = installed;
-                    doWrite(in);
-                });
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                if (installed >= 0) {
-                    Libc.close(installed); // this channel's loop has ended
-                }
-            }
-        }
-
-        private void descriptorSendComplete(int res) {
-            ended(WRITE);
-            releaseHeldForKernel(); // a close while it was in flight held the flushed messages after it
-            Descriptors d = descriptors;
-            d.send.release();
-            d.send = null;
-            if (d.installed >= 0) {
-                Libc.close(d.installed);
-                d.installed = -1;
-            }
-            ChannelOutboundBuffer in = outboundBuffer();
-            if (res > 0 && in != null) {
-                in.remove(); // the descriptor is the peer's too now
-                if (!in.isEmpty()) {
-                    doWrite(in);
-                }
-            } else if (res == 0 && in != null) {
-                doWrite(in); // nothing taken: again
-            } else if (res < 0 && res != -Errno.ECANCELED && in != null) {
-                handleWriteError(new NativeIoException("sendmsg(SCM_RIGHTS)", res));
-            }
-        }
-
-        /** A descriptor the peer passed came (or its EOF, or an error): it goes up the pipeline. */
-        private void descriptorRecvComplete(int res, int flags) {
-            readCompleted(SINGLE, flags);
-            Descriptors d = descriptors;
-            ByteBuf buf = d.recv;
-            d.recv = null;
-            RingwireIoRegistration r = registration;
-            try {
-                if (res > 0) {
-                    long msghdr = DescriptorMessage.msghdr(buf);
-                    int[] received = DescriptorMessage.receivedFds(msghdr);
-                    boolean truncated = DescriptorMessage.truncated(msghdr);
-                    if (received.length > 1 || truncated) {
-                        // several descriptors in one message: the control buffer has room for two, which the kernel
-                        // installed in this process (it closed any more). Every one is closed and the read fails,
-                        // as with Netty's epoll (EINVAL; EMSGSIZE when the kernel says it truncated): kept, or left
-                        // open, a peer passing them in pairs would fill this process's table. The connection stays,
-                        // and the next message is read
-                        for (int fd : received) {
-                            Libc.close(fd);
-                        }
-                        if (isOpen()) {
-                            pipeline().fireExceptionCaught(new NativeIoException(truncated
-                                ? "recvmsg(SCM_RIGHTS) of more descriptors in one message than the "
-                                    + DescriptorMessage.MAX_RECEIVED + " that fit"
-                                : "recvmsg(SCM_RIGHTS) of " + received.length + " descriptors in one message",
-                                truncated ? Errno.EMSGSIZE : Errno.EINVAL));
-                        }
-                    } else if (received.length == 1 && isOpen()) {
-                        RecvByteBufAllocator.ExtendedHandle handle = batchHandle();
-                        countRead(handle, 1);
-                        if (!config.isAutoRead() && !drainingToEof) {
-                            readPending = false;
-                        }
-                        pipeline().fireChannelRead(new DescriptorMessage.Received(received[0]));
-                    } else if (received.length == 1) {
-                        Libc.close(received[0]); // the channel closed while it came: nobody to own it
-                    } // else a byte without a descriptor: consumed, as Netty's native channels do
-                } else if (res == 0) {
-                    eofSeen = true;
-                } else if (res != -Errno.ECANCELED) {
-                    readError = new NativeIoException("recvmsg(SCM_RIGHTS)", res);
-                }
-            } finally {
-                buf.release();
-            }
-            recvNeedsRearm = true;
-            readDone(r, true);
+        /** {@link #handleWriteError} for the features kept in classes of their own. */
+        void writeFailed(Throwable cause) {
+            handleWriteError(cause);
         }
 
         private void writeComplete(int res) {
@@ -2557,7 +1433,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             writeSettledAhead = false;
             if (res >= 0) {
                 registration.handler().counters().writeBytes += res;
-                boolean fileChunk = files != null && files.chunk != null;
+                boolean fileChunk = files != null && files.hasChunk();
                 if (!fileChunk && in != null && !settled) {
                     // the written buffers leave while the write still counts as in flight: a promise's listener
                     // that closes the channel in here makes the close hold what is left for the kernel, not
@@ -2567,7 +1443,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 ended(WRITE);
                 releaseHeldForKernel();
                 if (fileChunk) {
-                    fileSent(in, res);
+                    files.sent(in, res);
                 }
                 if (in != null && !in.isEmpty()) {
                     doWrite(in);
@@ -2580,7 +1456,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 waitForConnection();
                 return;
             }
-            releaseFileChunk();
+            if (files != null) {
+                files.releaseChunk();
+            }
             if (res == -Errno.ECANCELED || in == null) {
                 return;
             }
@@ -2604,13 +1482,5 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             }
             armWritePoll(r);
         }
-
-        /** One POLL_ADD for POLLOUT, in place of the write, whose completion writes again; the SQE is reserved. */
-        private void armWritePoll(RingwireIoRegistration r) {
-            nameSlot(r, r.sq().prepPollAdd(fd, SocketConstants.POLLOUT, false,
-                r.nextUserData(IORING_OP_POLL_ADD, WRITE_POLL)));
-            startedWrite(IORING_OP_POLL_ADD, WRITE_POLL);
-        }
     }
-
 }

@@ -71,7 +71,7 @@ final class DomainSockets {
     /** SO_PEERCRED as Netty's {@link PeerCredentials}: by the fd, or through a direct descriptor's loop. */
     static PeerCredentials peerCredentials(AbstractRingwireChannel channel) throws java.io.IOException {
         int[] c;
-        if (channel.isDirect()) {
+        if (channel.isDirectDescriptor()) {
             // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
             java.nio.ByteBuffer u = java.nio.ByteBuffer.wrap(channel.getBytesOption(SocketConstants.SOL_SOCKET,
                 SocketConstants.SO_PEERCRED, 12)).order(java.nio.ByteOrder.nativeOrder());

@@ -101,7 +101,7 @@ final class FileRegionFiles {
      * long, long, Arena)}).
      *
      * @param loop the event loop calling: the mapping belongs to it (a confined arena: unmapping a shared one costs a
-     *             handshake with every thread, about 100 µs per file in the lab)
+     *             handshake with every thread)
      * @return the mapped bytes, or null if the region's channel cannot be reached (copy instead)
      * @throws IOException if mapping fails, or the file ends before the region does
      */

@@ -15,7 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 
 /**
- * A Unix domain stream connection on io_uring: the same reads (multishot RECV from the loop's buffer ring, direct
+ * A Unix domain stream connection on io_uring: the same reads (multishot RECV from the loop's buffer ring, own-buffer
  * receives for bulk streams), gathered writes and half-closure as {@link RingwireSocketChannel}. Addresses are
  * Netty's {@link DomainSocketAddress} (a path, or an abstract name starting with NUL); the JDK's
  * {@link java.net.UnixDomainSocketAddress} is taken too. Passes file descriptors as Netty's native domain channels do:
@@ -26,12 +26,12 @@ import java.net.SocketAddress;
 public final class RingwireDomainSocketChannel extends AbstractRingwireStreamChannel implements DomainSocketChannel {
     /** An unconnected client socket. */
     public RingwireDomainSocketChannel() {
-        this(clientSocketsInSlots());
+        this(StreamSocket.clientSocketsInSlots());
     }
 
     /** @param inSlot whether the socket is made when the channel joins its loop (see clientSocketsInSlots) */
     private RingwireDomainSocketChannel(boolean inSlot) {
-        super(SocketConstants.AF_UNIX, inSlot ? DIRECT_FD : DomainSockets.openStream());
+        super(SocketConstants.AF_UNIX, inSlot ? DIRECT_DESCRIPTOR_FD : DomainSockets.openStream());
         this.config = new RingwireDomainSocketChannelConfig(this);
     }
 
@@ -109,8 +109,8 @@ public final class RingwireDomainSocketChannel extends AbstractRingwireStreamCha
 
     @Override
     public String toString() {
-        if (isDirect()) {
-            return "RingwireDomainSocketChannel[" + directDescription() + ", " + cachedAddresses() + "]";
+        if (isDirectDescriptor()) {
+            return "RingwireDomainSocketChannel[" + directDescriptorPlace() + ", " + cachedAddresses() + "]";
         }
         return "RingwireDomainSocketChannel[fd=" + fd + ", " + localAddress() + " -> " + remoteAddress() + "]";
     }

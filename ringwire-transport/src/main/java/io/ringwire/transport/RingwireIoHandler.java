@@ -880,10 +880,8 @@ public final class RingwireIoHandler implements IoHandler {
         1L << Errno.ETIME | 1L << Errno.EINTR | 1L << Errno.EBUSY | 1L << Errno.EAGAIN;
 
     /**
-     * Whether an enter failed in a way worth a warning, computed without a branch. A busy loop's enters never fail,
-     * so C2 compiles a test of {@code ret < 0} as a trap for a case never seen; the first wait that times out (ETIME)
-     * once the load drops then sends {@link #run} back to the interpreter, and at a low rate it is profiled and
-     * compiled again only tens of seconds later, costing every message meanwhile.
+     * Whether an enter failed in a way worth a warning, computed without a branch: a busy loop's enters never fail,
+     * and a branch it never takes is compiled as a trap (why that costs: {@code Libc.orMinusErrno} in ringwire-uring).
      * The branch that remains, on this method's result, is never taken on a busy loop nor on an idle one.
      *
      * @param ret what {@code io_uring_enter} returned

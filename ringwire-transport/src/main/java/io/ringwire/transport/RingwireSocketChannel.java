@@ -14,7 +14,7 @@ import java.net.SocketAddress;
 
 /**
  * A TCP connection on io_uring: {@link AbstractRingwireStreamChannel}'s reads (multishot RECV from the loop's
- * buffer ring, direct receives for bulk streams) and gathered writes, with TCP's options and addresses.
+ * buffer ring, own-buffer receives for bulk streams) and gathered writes, with TCP's options and addresses.
  */
 public final class RingwireSocketChannel extends AbstractRingwireStreamChannel implements SocketChannel {
     private final boolean ipv6;
@@ -28,12 +28,12 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
      * @param family the address family to open the socket in
      */
     public RingwireSocketChannel(InternetProtocolFamily family) {
-        this(family, clientSocketsInSlots());
+        this(family, StreamSocket.clientSocketsInSlots());
     }
 
     /** @param inSlot whether the socket is made when the channel joins its loop (see clientSocketsInSlots) */
     private RingwireSocketChannel(InternetProtocolFamily family, boolean inSlot) {
-        super(inSlot ? inetFamily(family) : AF_NONE, inSlot ? DIRECT_FD : openStream(family));
+        super(inSlot ? inetFamily(family) : AF_NONE, inSlot ? DIRECT_DESCRIPTOR_FD : openStream(family));
         this.ipv6 = family == InternetProtocolFamily.IPv6;
         this.config = new RingwireSocketChannelConfig(this);
     }
@@ -121,21 +121,22 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
 
     @Override
     SocketAddress readAddress(boolean ofSocket) throws NativeIoException {
-        if (!isDirect()) {
+        if (!isDirectDescriptor()) {
             return super.readAddress(ofSocket);
         }
         // the peer's through URING_CMD, no fd; the socket's own needs getsockname(2) on an fd for the call
-        return ofSocket ? withFd(Sockets::localAddress) : directPeerAddress(ipv6 ? SockAddr.IN6_SIZE : SockAddr.IN_SIZE);
+        return ofSocket ? withFd(Sockets::localAddress) : socket.directDescriptorPeerAddress(ipv6
+            ? SockAddr.IN6_SIZE : SockAddr.IN_SIZE);
     }
 
     @Override
     void bindSocket(SocketAddress localAddress) throws Exception {
-        if (!isDirect()) {
+        if (!isDirectDescriptor()) {
             super.bindSocket(localAddress);
             return;
         }
         checkResolvable(localAddress);
-        bindDirect(localAddress, ipv6);
+        socket.bindDirectDescriptor(localAddress, ipv6);
     }
 
     @Override
@@ -145,9 +146,9 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
 
     @Override
     public String toString() {
-        if (isDirect()) {
+        if (isDirectDescriptor()) {
             // no call on the socket from here: toString runs on any thread, and a direct descriptor's calls on its loop
-            return "RingwireSocketChannel[" + directDescription() + ", " + cachedAddresses() + "]";
+            return "RingwireSocketChannel[" + directDescriptorPlace() + ", " + cachedAddresses() + "]";
         }
         return "RingwireSocketChannel[fd=" + fd + ", " + localAddress() + " -> " + remoteAddress() + "]";
     }

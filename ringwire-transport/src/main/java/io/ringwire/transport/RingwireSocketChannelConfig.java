@@ -220,7 +220,7 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
     @Override
     public int getSoLinger() {
         try {
-            if (channel.isDirect()) {
+            if (channel.isDirectDescriptor()) {
                 // struct linger { int l_onoff; int l_linger; }
                 java.nio.ByteBuffer l = java.nio.ByteBuffer.wrap(channel.getBytesOption(SOL_SOCKET, SO_LINGER, 8))
                     .order(java.nio.ByteOrder.nativeOrder());
@@ -235,7 +235,7 @@ public final class RingwireSocketChannelConfig extends DefaultChannelConfig impl
     @Override
     public RingwireSocketChannelConfig setSoLinger(int soLinger) {
         try {
-            if (channel.isDirect()) {
+            if (channel.isDirectDescriptor()) {
                 channel.setBytesOption(SOL_SOCKET, SO_LINGER, java.nio.ByteBuffer.allocate(8)
                     .order(java.nio.ByteOrder.nativeOrder()).putInt(soLinger >= 0 ? 1 : 0)
                     .putInt(Math.max(soLinger, 0)).array());

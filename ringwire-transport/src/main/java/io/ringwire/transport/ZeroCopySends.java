@@ -24,8 +24,6 @@ final class ZeroCopySends {
      * ({@code -Dringwire.sendZcKeepWhenCopied=true}; tests set it).
      */
     static boolean keepWhenCopied = Boolean.getBoolean("ringwire.sendZcKeepWhenCopied");
-    /** Fault injection for tests: IORING_SEND_ZC_* bits added to every zero-copy SQE (an unknown one: EINVAL). */
-    static short testFlags;
 
     private final AbstractRingwireStreamChannel channel;
     private final Object[][] held = new Object[SLOTS][];
@@ -66,13 +64,14 @@ final class ZeroCopySends {
         pending++;
         SubmissionQueue q = r.sq();
         AbstractRingwireStreamChannel ch = channel;
-        short report = (short) (IoUringConstants.IORING_SEND_ZC_REPORT_USAGE | testFlags);
+        short report = (short) (IoUringConstants.IORING_SEND_ZC_REPORT_USAGE | TestHooks.zeroCopySqeFlags);
+        StreamSocket s = ch.socket;
         if (iovecs == 1) {
-            ch.useFixedFile(r, q.prepSendZc(ch.fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
+            s.useFixedFile(r, q.prepSendZc(ch.fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
                 report, r.nextUserData(IORING_OP_SEND_ZC, slot)));
             ch.startedWrite(IORING_OP_SEND_ZC, slot);
         } else {
-            ch.useFixedFile(r, q.prepSendmsgZc(ch.fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
+            s.useFixedFile(r, q.prepSendmsgZc(ch.fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
                 r.nextUserData(IORING_OP_SENDMSG_ZC, slot)));
             ch.startedWrite(IORING_OP_SENDMSG_ZC, slot);
         }

@@ -233,13 +233,13 @@ class DirectDescriptorsTest {
         Channel server = echoServer(echo);
         BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
         long fdsBefore = TrackingEcho.openFds();
-        AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = true; // as with -Dringwire.directDescriptors
+        TestHooks.clientSocketsInSlots = true; // as with -Dringwire.directDescriptors
         RingwireSocketChannel c;
         try {
             c = (RingwireSocketChannel) client(received).option(ChannelOption.SO_KEEPALIVE, true).register().sync()
                 .channel();
         } finally {
-            AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = null;
+            TestHooks.clientSocketsInSlots = null;
         }
         try {
             assertEquals(fdsBefore, TrackingEcho.openFds(), "no fd, not even before it joined its loop");
@@ -262,13 +262,13 @@ class DirectDescriptorsTest {
 
     /** @return a client channel whose socket will be made in its loop's table when it joins it (SOCKET) */
     private static RingwireSocketChannel clientMadeInASlot() {
-        AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = true; // as with -Dringwire.directDescriptors
+        TestHooks.clientSocketsInSlots = true; // as with -Dringwire.directDescriptors
         try {
             RingwireSocketChannel c = new RingwireSocketChannel();
-            assertTrue(c.isDirect());
+            assertTrue(c.isDirectDescriptor());
             return c;
         } finally {
-            AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = null;
+            TestHooks.clientSocketsInSlots = null;
         }
     }
 
@@ -307,13 +307,13 @@ class DirectDescriptorsTest {
         BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
         List<Throwable> failures = new ArrayList<>();
         for (boolean inASlot : new boolean[] {false, true}) {
-            AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = inASlot;
+            TestHooks.clientSocketsInSlots = inASlot;
             ChannelFuture connect;
             try {
                 connect = client(received).option(RingwireChannelOption.TCP_KEEPIDLE, 0)
                     .connect(server.localAddress());
             } finally {
-                AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = null;
+                TestHooks.clientSocketsInSlots = null;
             }
             assertTrue(connect.await(30, TimeUnit.SECONDS));
             failures.add(connect.cause());
@@ -341,7 +341,7 @@ class DirectDescriptorsTest {
             });
             clients.next().register(c).sync();
             c.connect(server.localAddress()).sync();
-            assertTrue(c.isDirect());
+            assertTrue(c.isDirectDescriptor());
             assertTrue(c.config().getOption(ChannelOption.SO_KEEPALIVE), "the option the kernel took is on");
             assertTrue(c.config().getOption(RingwireChannelOption.TCP_KEEPIDLE) > 0, "the refused one is not");
             byte[] m = "connected".getBytes(StandardCharsets.US_ASCII);
@@ -507,7 +507,8 @@ class DirectDescriptorsTest {
         Channel onB = client(received, b).connect(server.localAddress()).sync().channel();
         Thread[] threads = new Thread[2];
         try {
-            assertTrue(((AbstractRingwireChannel) onA).isDirect() && ((AbstractRingwireChannel) onB).isDirect());
+            assertTrue(((AbstractRingwireChannel) onA).isDirectDescriptor()
+                && ((AbstractRingwireChannel) onB).isDirectDescriptor());
             CountDownLatch both = new CountDownLatch(2);
             CompletableFuture<Object> fromA = whenBothRun(a, both, threads, 0, () -> List.of(
                 valueOrChannelException(() -> onB.config().getOption(ChannelOption.SO_RCVBUF)),
@@ -587,7 +588,7 @@ class DirectDescriptorsTest {
                     + "the listener's loop waited for it");
                 assertTrue(echo.active.await(30, TimeUnit.SECONDS));
                 RingwireSocketChannel accepted = (RingwireSocketChannel) echo.channels.get(0);
-                assertFalse(accepted.isDirect(), "an fd on a loop without direct descriptors");
+                assertFalse(accepted.isDirectDescriptor(), "an fd on a loop without direct descriptors");
                 peer.getOutputStream().write(new byte[] {1, 2, 3});
                 assertArrayEquals(new byte[] {1, 2, 3}, peer.getInputStream().readNBytes(3));
             } finally {
@@ -627,7 +628,7 @@ class DirectDescriptorsTest {
             .handler(new ChannelInboundHandlerAdapter()).connect(address).sync().channel();
         FileDescriptor passed = null;
         try {
-            assertTrue(((AbstractRingwireChannel) onA).isDirect());
+            assertTrue(((AbstractRingwireChannel) onA).isDirectDescriptor());
             io.netty.util.concurrent.SingleThreadEventExecutor loopA = (io.netty.util.concurrent.SingleThreadEventExecutor) a;
             CompletableFuture<ChannelFuture> write = new CompletableFuture<>();
             boolean bRanItsTask = a.submit(() -> {

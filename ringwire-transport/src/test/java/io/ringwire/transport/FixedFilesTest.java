@@ -97,7 +97,7 @@ class FixedFilesTest {
     }
 
     private static int slotOf(Channel c) throws Exception {
-        return c.eventLoop().submit(() -> ((AbstractRingwireStreamChannel) c).fileSlot()).get();
+        return c.eventLoop().submit(() -> ((AbstractRingwireStreamChannel) c).socket.slot()).get();
     }
 
     private interface Body {

@@ -34,7 +34,7 @@ class ZeroCopySendTest extends OneLoopTestBase {
     @AfterEach
     void defaults() {
         ZeroCopySends.keepWhenCopied = false;
-        ZeroCopySends.testFlags = 0;
+        TestHooks.zeroCopySqeFlags = 0;
     }
 
     private record Outcome(RingwireCounters before, RingwireCounters after, List<ByteBuf> written) { }
@@ -162,7 +162,7 @@ class ZeroCopySendTest extends OneLoopTestBase {
 
     @Test
     void aZeroCopySendTheKernelRefusesGoesAgainWithACopy() throws Exception {
-        ZeroCopySends.testFlags = (short) 0x4000; // no such IORING_SEND_ZC_* flag: EINVAL
+        TestHooks.zeroCopySqeFlags = (short) 0x4000; // no such IORING_SEND_ZC_* flag: EINVAL
         Outcome o = send(16, 1024);
         assertEquals(1, o.after().zeroCopyRefused - o.before().zeroCopyRefused, "refused once, then copied");
         assertEquals(1, o.after().zeroCopySends - o.before().zeroCopySends, "and not tried again on the channel");

@@ -83,8 +83,8 @@ public final class CompletionQueue {
         } finally {
             if (!handedOver) {
                 // published even when nothing was consumed (the same head again): a branch taken only by an empty
-                // drain (a wait that timed out) is one a busy loop's compiled code never saw, and taking it later
-                // sends the loop's compilation back to the interpreter (JitStabilityTest)
+                // drain (a wait that timed out) is one a busy loop never takes, compiled as a trap (see
+                // Libc.orMinusErrno; JitStabilityTest)
                 RawMemory.putIntRelease(khead, head + i);
                 unhandled = head + i;
             }

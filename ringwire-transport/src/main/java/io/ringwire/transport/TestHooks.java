@@ -1,0 +1,22 @@
+package io.ringwire.transport;
+
+/**
+ * The one place where tests change the transport's behaviour: production classes hold no field for a test, and read
+ * a hook here once where they use it. Package-private (Netty's testsuite subclasses go through the test sources'
+ * {@code ZeroCopyHooks}); every hook is off unless a test sets it.
+ */
+final class TestHooks {
+    /**
+     * Fault injection: IORING_SEND_ZC_* bits added to every zero-copy SQE (an unknown one makes the kernel refuse it
+     * with EINVAL); 0: none.
+     */
+    static volatile short zeroCopySqeFlags;
+
+    /**
+     * Whether client channels made now leave their socket to the loop they join (see
+     * {@link StreamSocket#clientSocketsInSlots()}); null: the system property decides.
+     */
+    static volatile Boolean clientSocketsInSlots;
+
+    private TestHooks() { }
+}
