@@ -615,15 +615,15 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             RingwireIoHandler h = r.handler();
             while (!in.isEmpty()) {
                 int size = sendSize(in.current());
-                if (size > h.scratchRemaining()) {
+                if (size > h.scratch().remaining()) {
                     return;
                 }
-                long region = h.scratch(size);
+                long region = h.scratch().take(size);
                 layOutSend(h, in.current(), region, -1);
-                MemorySegment s = h.scratchSegment();
+                MemorySegment s = h.scratch().segment();
                 int res = Libc.sendmsg(fd, s.asSlice(region - s.address(), MSGHDR_SIZE),
                     SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT);
-                h.scratchGiveBack(region, size, 0);
+                h.scratch().giveBack(region, size, 0);
                 if (res < 0) {
                     return;
                 }
@@ -709,10 +709,10 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                 // The batch ends here; the rest go once it has completed
                 return false;
             }
-            if (size > h.scratchRemaining() || !r.reserveSqe()) {
+            if (size > h.scratch().remaining() || !r.reserveSqe()) {
                 return false; // next iteration
             }
-            long region = h.scratch(size);
+            long region = h.scratch().take(size);
             int slot = preparing++;
             int iovecs = layOutSend(h, msg, region, slot);
             SubmissionQueue q = r.sq();
@@ -761,7 +761,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             long control = 0;
             int nameLength = 0;
             if (recipient != null) {
-                MemorySegment s = h.scratchSegment();
+                MemorySegment s = h.scratch().segment();
                 nameLength = writeRecipient(recipient, s.asSlice(name - s.address(), SockAddr.STORAGE_SIZE));
             }
             // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }, every field set, in the

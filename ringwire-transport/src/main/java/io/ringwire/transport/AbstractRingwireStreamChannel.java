@@ -1456,8 +1456,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                     throw new IOException("cannot connect now: the io_uring submission queue is full and the kernel "
                         + "took nothing (sqRefusals=" + h.counters().sqRefusals() + ")");
                 }
-                long sa = h.scratch(SockAddr.STORAGE_SIZE);
-                MemorySegment seg = h.scratchSegment();
+                long sa = h.scratch().take(SockAddr.STORAGE_SIZE);
+                MemorySegment seg = h.scratch().segment();
                 int len = writeRemoteAddress(remote, seg.asSlice(sa - seg.address(), SockAddr.STORAGE_SIZE));
                 nameSlot(r, r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0)));
                 started(CONNECT);

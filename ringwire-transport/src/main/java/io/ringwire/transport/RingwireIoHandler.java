@@ -121,9 +121,8 @@ public final class RingwireIoHandler implements IoHandler {
     private final CompletionHandler dispatcher = this::dispatch;
     private final RingwireCounters counters;
     private final Arena scratchArena;
-    private final MemorySegment scratch;
+    private final Scratch scratch;
     private final WriteGather writeGather = new WriteGather(this);
-    private long scratchUsed;
 
     private BufferRing recvBuffers;
     /**
@@ -158,6 +157,7 @@ public final class RingwireIoHandler implements IoHandler {
         IoUring r = null;
         EventFd e = null;
         Arena a = null;
+        MemorySegment scratchSegment;
         try {
             // Netty builds handlers on one thread and runs them on another: create disabled, enable in initialize()
             r = IoUring.builder().entries(config.ringEntries()).cqEntries(config.cqEntries())
@@ -167,7 +167,7 @@ public final class RingwireIoHandler implements IoHandler {
             // iovecs and sockaddrs for one iteration's SQEs: the kernel copies them at submission
             // (FEAT_SUBMIT_STABLE), so the space is reused after every enter
             a = Arena.ofShared();
-            this.scratch = a.allocate((long) config.iovecCapacity() * 16 + 64 * 1024, 64);
+            scratchSegment = a.allocate((long) config.iovecCapacity() * 16 + 64 * 1024, 64);
             this.syncArea = a.allocate(SYNC_AREA_BYTES, 64);
         } catch (NativeIoException | RuntimeException | OutOfMemoryError ex) {
             // a half-built handler frees what it built: no ring, eventfd or native memory left behind
@@ -187,6 +187,7 @@ public final class RingwireIoHandler implements IoHandler {
         this.wakeupFd = e;
         this.sq = r.sq();
         this.cq = r.cq();
+        this.scratch = new Scratch(r, scratchSegment);
         this.counters = new RingwireCounters(String.valueOf(executor));
         if (!r.missingSetupFlags().isEmpty()) {
             logger.info("io_uring set-up gave up: {}", r.missingSetupFlags());
@@ -578,9 +579,7 @@ public final class RingwireIoHandler implements IoHandler {
             }
         } finally {
             counters.syncEnters += ring.enterCount() - entersBefore;
-            if (sq.unconsumed() == 0) {
-                scratchUsed = 0; // the kernel has copied what queued SQEs pointed at
-            }
+            scratch.reuseIfSubmitted(); // the kernel has copied what queued SQEs pointed at
         }
     }
 
@@ -857,9 +856,7 @@ public final class RingwireIoHandler implements IoHandler {
         } else {
             ret = ring.submitAndWait(0, -1); // submit, and run deferred completions, without waiting
         }
-        if (sq.unconsumed() == 0) {
-            scratchUsed = 0; // the kernel has copied everything the SQEs pointed at
-        }
+        scratch.reuseIfSubmitted(); // the kernel has copied everything the SQEs pointed at
         counters.enters = ring.enterCount();
         counters.sqes = ring.sqesSubmitted();
         if (unexpectedEnterError(ret) != 0) {
@@ -1411,27 +1408,6 @@ public final class RingwireIoHandler implements IoHandler {
     }
 
     /**
-     * Native scratch space valid until the next enter (the kernel copies it at submission), e.g. for iovecs or a
-     * sockaddr. Submits early when the iteration has used it all.
-     */
-    long scratch(int bytes) {
-        long aligned = (bytes + 15) & ~15L;
-        if (scratchUsed + aligned > scratch.byteSize()) {
-            if (aligned > scratch.byteSize()) {
-                throw new IllegalArgumentException("scratch request too large: bytes=" + bytes);
-            }
-            ring.submit(); // hand over what the SQEs point at, then reuse the space
-            if (sq.unconsumed() != 0) {
-                throw new IllegalStateException("io_uring_enter did not take the queued SQEs; scratch space is full");
-            }
-            scratchUsed = 0;
-        }
-        long address = scratch.address() + scratchUsed;
-        scratchUsed += aligned;
-        return address;
-    }
-
-    /**
      * Submits what waits in the SQ, for a channel about to close its fd that prepared an SQE since the last enter
      * ({@link RingwireIoRegistration#hasUnsubmittedSqe()}): an SQE naming a closed fd number would act on whatever
      * socket gets that number next. The usual close (after an EOF completion, with only cancels queued, which name a
@@ -1484,33 +1460,14 @@ public final class RingwireIoHandler implements IoHandler {
         return ring.isRingFdRegistered();
     }
 
-    /** @return bytes of scratch space left before {@link #scratch(int)} has to submit early */
-    long scratchRemaining() {
-        return scratch.byteSize() - scratchUsed;
-    }
-
-    /**
-     * Gives back the unused tail of the most recent {@link #scratch(int)} request.
-     *
-     * @param address   what that request returned
-     * @param requested the bytes asked for
-     * @param used      the bytes still needed from its start (0 gives all of it back)
-     */
-    void scratchGiveBack(long address, int requested, int used) {
-        long start = address - scratch.address();
-        if (start + ((requested + 15) & ~15L) == scratchUsed) { // only the newest request can shrink
-            scratchUsed = start + ((used + 15) & ~15L);
-        }
+    /** @return the loop's native scratch space for this iteration's SQEs */
+    Scratch scratch() {
+        return scratch;
     }
 
     /** @return the loop's gatherer of flushed buffers into iovecs, shared by its stream channels */
     WriteGather writeGather() {
         return writeGather;
-    }
-
-    /** @return the scratch segment, for writing what {@link #scratch(int)} returned */
-    MemorySegment scratchSegment() {
-        return scratch;
     }
 
     @Override
