@@ -269,9 +269,9 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return;
         }
         onSlot((h, slot) -> {
-            MemorySegment sa = h.syncArea().asSlice(0, SockAddr.STORAGE_SIZE);
+            MemorySegment sa = h.syncCalls().area().asSlice(0, SockAddr.STORAGE_SIZE);
             int len = SockAddr.write(address, sa, ipv6);
-            return NativeIoException.check(h.syncCall(IoUringConstants.IORING_OP_BIND,
+            return NativeIoException.check(h.syncCalls().call(IoUringConstants.IORING_OP_BIND,
                 (q, ud) -> q.useFixedFile(q.prepBind(slot, sa.address(), len, ud), slot)), "bind " + address);
         });
     }
@@ -498,7 +498,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             from.executor().execute(() -> {
                 int installed;
                 try {
-                    installed = from.installFd(slot);
+                    installed = from.syncCalls().installFd(slot);
                 } catch (NativeIoException | RuntimeException e) {
                     from.closeSlot(slot); // the channel fails its registration, and is closed
                     arriveWithFd(target, -1, e, then, failed);
@@ -558,7 +558,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             int type = SocketConstants.SOCK_STREAM | SocketConstants.SOCK_NONBLOCK;
             try {
                 if (target != null && target.directDescriptors()) {
-                    int slot = target.syncCall(IoUringConstants.IORING_OP_SOCKET,
+                    int slot = target.syncCalls().call(IoUringConstants.IORING_OP_SOCKET,
                         (q, ud) -> q.prepSocketDirect(p.family, type, 0, -1, ud));
                     if (slot == -Errno.ENFILE) {
                         throw new NativeIoException("socket into " + target.executor() + "'s fixed-file table (full, "
@@ -593,10 +593,10 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * its fd is closed. A full table leaves it on its fd.
      */
     private void intoTable(RingwireIoHandler h) {
-        MemorySegment area = h.syncArea();
+        MemorySegment area = h.syncCalls().area();
         area.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, fd);
-        int res = h.syncCall(IoUringConstants.IORING_OP_FILES_UPDATE, (q, ud) -> q.prepFilesUpdate(area.address(), 1,
-            -1, ud));
+        int res = h.syncCalls().call(IoUringConstants.IORING_OP_FILES_UPDATE,
+            (q, ud) -> q.prepFilesUpdate(area.address(), 1, -1, ud));
         if (res != 1) {
             logger.debug("{} keeps its fd: the fixed-file table took none ({})", this, Errno.name(res));
             return;
@@ -611,7 +611,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     /** This direct descriptor becomes an fd, for a loop without direct descriptors. */
     private void becomeFd(RingwireIoHandler from) throws NativeIoException {
         int installed = onSlot((h, slot) -> {
-            int f = h.installFd(slot);
+            int f = h.syncCalls().installFd(slot);
             h.emptySlotNow(slot); // the fd holds the last reference, wherever it is closed
             return f;
         });
@@ -720,8 +720,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     /** A URING_CMD getsockopt or setsockopt on the slot, its value in the loop's sync area. */
     private static int sockCmd(RingwireIoHandler h, int slot, int op, int level, int name, int length) {
-        MemorySegment area = h.syncArea();
-        return h.syncCall(IoUringConstants.IORING_OP_URING_CMD, (q, ud) ->
+        MemorySegment area = h.syncCalls().area();
+        return h.syncCalls().call(IoUringConstants.IORING_OP_URING_CMD, (q, ud) ->
             q.useFixedFile(q.prepCmdSock(op, slot, level, name, area.address(), length, ud), slot));
     }
 
@@ -752,7 +752,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return call.apply(fd);
         }
         return onSlot((h, slot) -> {
-            int installed = h.installFd(slot);
+            int installed = h.syncCalls().installFd(slot);
             try {
                 return call.apply(installed);
             } finally {
@@ -780,7 +780,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         return onSlot((h, slot) -> {
             NativeIoException.check(sockCmd(h, slot, IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, level, name, 4),
                 "getsockopt(" + level + ", " + name + ")");
-            return h.syncArea().get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
+            return h.syncCalls().area().get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
         });
     }
 
@@ -807,13 +807,14 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         if (fd != DIRECT_FD) {
             return super.getBytesOption(level, name, length);
         }
-        if (level != SocketConstants.SOL_SOCKET || length > RingwireIoHandler.SYNC_AREA_BYTES) {
+        if (level != SocketConstants.SOL_SOCKET || length > SyncCalls.AREA_BYTES) {
             return withFd(f -> Sockets.getBytes(f, level, name, length));
         }
         return onSlot((h, slot) -> {
             int n = NativeIoException.check(sockCmd(h, slot, IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, level, name,
                 length), "getsockopt(" + level + ", " + name + ")");
-            return h.syncArea().asSlice(0, Math.min(n, length)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            return h.syncCalls().area().asSlice(0, Math.min(n, length))
+                .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
         });
     }
 
@@ -827,7 +828,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             super.setBytesOption(level, name, value);
             return;
         }
-        if (value.length > RingwireIoHandler.SYNC_AREA_BYTES) {
+        if (value.length > SyncCalls.AREA_BYTES) {
             withFd(f -> {
                 Sockets.setBytes(f, level, name, value);
                 return null;
@@ -835,7 +836,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return;
         }
         onSlot((h, slot) -> {
-            MemorySegment.copy(value, 0, h.syncArea(), java.lang.foreign.ValueLayout.JAVA_BYTE, 0, value.length);
+            MemorySegment.copy(value, 0, h.syncCalls().area(), java.lang.foreign.ValueLayout.JAVA_BYTE, 0,
+                value.length);
             NativeIoException.check(sockCmd(h, slot, IoUringConstants.SOCKET_URING_OP_SETSOCKOPT, level, name,
                 value.length), "setsockopt(" + level + ", " + name + ")");
             return null;
@@ -847,7 +849,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      * takes exactly the address's length ({@code length}: 16 for IPv4, 28 for IPv6).
      */
     SocketAddress directPeerAddress(int length) throws NativeIoException {
-        return onSlot((h, slot) -> SockAddr.read(h.syncArea(), NativeIoException.check(sockCmd(h, slot,
+        return onSlot((h, slot) -> SockAddr.read(h.syncCalls().area(), NativeIoException.check(sockCmd(h, slot,
             IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, SocketConstants.SOL_SOCKET, SocketConstants.SO_PEERNAME,
             length), "getsockopt(SO_PEERNAME)")));
     }
@@ -858,7 +860,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             NativeIoException.check(Libc.shutdown(fd, how), what);
             return;
         }
-        onSlot((h, slot) -> NativeIoException.check(h.syncCall(IoUringConstants.IORING_OP_SHUTDOWN,
+        onSlot((h, slot) -> NativeIoException.check(h.syncCalls().call(IoUringConstants.IORING_OP_SHUTDOWN,
             (q, ud) -> q.useFixedFile(q.prepShutdown(slot, how, ud), slot)), what));
     }
 
@@ -888,8 +890,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         if (slotHome != h || slot < 0) {
             return -Errno.EBADF;
         }
-        return h.syncCall(IORING_OP_SENDMSG, (q, ud) -> q.useFixedFile(q.prepSendmsg(slot, msghdr.address(), flags, ud),
-            slot));
+        return h.syncCalls().call(IORING_OP_SENDMSG,
+            (q, ud) -> q.useFixedFile(q.prepSendmsg(slot, msghdr.address(), flags, ud), slot));
     }
 
     /**
@@ -2397,7 +2399,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                         }
                         toPass = owner.fd;
                     } else {
-                        toPass = owner.onSlot((h, slot) -> h.installFd(slot));
+                        toPass = owner.onSlot((h, slot) -> h.syncCalls().installFd(slot));
                         d.installed = toPass;
                     }
                 } catch (NativeIoException | RuntimeException e) {
@@ -2430,7 +2432,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                     int installed = -1;
                     Throwable error = null;
                     try {
-                        installed = owner.onSlot((h, slot) -> h.installFd(slot));
+                        installed = owner.onSlot((h, slot) -> h.syncCalls().installFd(slot));
                     } catch (NativeIoException | RuntimeException e) {
                         error = e;
                     }

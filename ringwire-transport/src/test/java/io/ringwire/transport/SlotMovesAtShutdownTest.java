@@ -54,7 +54,7 @@ class SlotMovesAtShutdownTest {
     /** @return a new socket in a slot of {@code h}'s table (SOCKET), on its loop */
     private static int newSlot(EventLoop loop, RingwireIoHandler h) throws Exception {
         return loop.submit(() -> {
-            int slot = h.syncCall(IoUringConstants.IORING_OP_SOCKET, (q, ud) -> q.prepSocketDirect(
+            int slot = h.syncCalls().call(IoUringConstants.IORING_OP_SOCKET, (q, ud) -> q.prepSocketDirect(
                 SocketConstants.AF_INET, SocketConstants.SOCK_STREAM | SocketConstants.SOCK_NONBLOCK, 0, -1, ud));
             assertTrue(slot >= 0, "SOCKET into a slot: " + slot);
             h.slotTaken();
