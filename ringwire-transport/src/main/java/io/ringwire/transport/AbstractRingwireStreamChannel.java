@@ -289,7 +289,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      */
     static boolean clientSocketsInSlots() {
         Boolean o = clientSocketsInSlotsForTests;
-        return (o != null ? o && RingwireIoHandler.directDescriptorsAvailable() : RingwireIoHandler.clientSocketsInSlots())
+        return (o != null ? o && FixedFileTable.directDescriptorsAvailable() : FixedFileTable.clientSocketsInSlots())
             && io.ringwire.uring.IoUringProbe.get().isSocketDirectSupported();
     }
 
@@ -453,14 +453,14 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         int slot = fileSlot;
         slotHome = null;
         fileSlot = -1;
-        long targetUserData = target.expectSlot(res -> {
+        long targetUserData = target.slotMoves().expectSlot(res -> {
             if (res < 0) {
                 failed.accept(res == -Errno.ENFILE ? new NativeIoException("moving a connection to " + target.executor()
                     + " (its fixed-file table of " + target.counters().fixedFileSlots() + " slots is full: the loop "
                     + "holds as many connections as the open-file limit allows; more event loops hold more)", res)
                     : new NativeIoException("moving a connection to " + target.executor() + " (MSG_RING)", res));
             } else if (!isOpen()) {
-                target.closeSlot(res); // closed while it moved
+                target.fileTable().closeSlot(res); // closed while it moved
                 failed.accept(new java.nio.channels.ClosedChannelException());
             } else {
                 fileSlot = res;
@@ -469,17 +469,18 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             }
         });
         try {
-            from.executor().execute(() -> from.sendSlot(slot, target, targetUserData, res -> {
+            from.executor().execute(() -> from.slotMoves().sendSlot(slot, target, targetUserData, res -> {
                 if (res < 0) {
                     try {
-                        target.executor().execute(() -> target.slotNotComing(targetUserData, res));
+                        target.executor().execute(() -> target.slotMoves().slotNotComing(targetUserData, res));
                     } catch (java.util.concurrent.RejectedExecutionException e) {
                         logger.debug("{}: its move failed ({}) after its new loop ended", this, Errno.name(res));
                     }
                 }
             }));
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            target.slotNotComing(targetUserData, -Errno.EBADF); // the loop that held it has ended, and its table
+            // the loop that held it has ended, and its table
+            target.slotMoves().slotNotComing(targetUserData, -Errno.EBADF);
         }
     }
 
@@ -500,11 +501,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 try {
                     installed = from.syncCalls().installFd(slot);
                 } catch (NativeIoException | RuntimeException e) {
-                    from.closeSlot(slot); // the channel fails its registration, and is closed
+                    from.fileTable().closeSlot(slot); // the channel fails its registration, and is closed
                     arriveWithFd(target, -1, e, then, failed);
                     return;
                 }
-                from.emptySlotNow(slot); // the fd holds the last reference, wherever it is closed
+                from.fileTable().emptySlotNow(slot); // the fd holds the last reference, wherever it is closed
                 arriveWithFd(target, installed, null, then, failed);
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -565,7 +566,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                             + target.counters().fixedFileSlots() + " slots)", slot);
                     }
                     NativeIoException.check(slot, "socket into a direct descriptor");
-                    target.slotTaken();
+                    target.fileTable().slotTaken();
                     fileSlot = slot;
                     slotHome = target;
                 } else {
@@ -601,7 +602,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             logger.debug("{} keeps its fd: the fixed-file table took none ({})", this, Errno.name(res));
             return;
         }
-        h.slotTaken();
+        h.fileTable().slotTaken();
         Libc.close(fd); // the table holds the socket now
         fileSlot = area.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
         slotHome = h;
@@ -612,7 +613,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     private void becomeFd(RingwireIoHandler from) throws NativeIoException {
         int installed = onSlot((h, slot) -> {
             int f = h.syncCalls().installFd(slot);
-            h.emptySlotNow(slot); // the fd holds the last reference, wherever it is closed
+            h.fileTable().emptySlotNow(slot); // the fd holds the last reference, wherever it is closed
             return f;
         });
         slotHome = null;
@@ -641,11 +642,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return; // moving between loops (the move closes it), or never made
         }
         if (home.inLoop()) {
-            home.closeSlot(slot);
+            home.fileTable().closeSlot(slot);
             return;
         }
         try {
-            home.executor().execute(() -> home.closeSlot(slot));
+            home.executor().execute(() -> home.fileTable().closeSlot(slot));
         } catch (java.util.concurrent.RejectedExecutionException e) {
             logger.debug("{}'s loop has ended: its ring took the slot with it", this);
         }
@@ -1200,12 +1201,12 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         }
         RingwireIoHandler h = r.handler();
         if (eventLoop().inEventLoop()) {
-            h.releaseFileSlot(slot);
+            h.fileTable().releaseFileSlot(slot);
         } else {
             // a close from another thread: the table belongs to the loop's thread (SINGLE_ISSUER); the slot keeps
             // the socket open until then. If the loop has shut down, its ring took the table with it.
             try {
-                eventLoop().execute(() -> h.releaseFileSlot(slot));
+                eventLoop().execute(() -> h.fileTable().releaseFileSlot(slot));
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 logger.debug("loop gone before the fixed-file slot of {} was emptied: its ring closed it", this);
             }
@@ -1224,7 +1225,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     void useFixedFile(RingwireIoRegistration r, long sqe) {
         int slot = fileSlot;
         if (slot < -1 && ++slot == -1) {
-            slot = r.handler().takeFileSlot(fd); // -1 when refused: given up
+            slot = r.handler().fileTable().takeFileSlot(fd); // -1 when refused: given up
         }
         fileSlot = slot;
         if (slot >= 0) {

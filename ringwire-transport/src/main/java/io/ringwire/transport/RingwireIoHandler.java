@@ -7,7 +7,6 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoRegistration;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ThreadAwareExecutor;
-import io.netty.util.internal.SystemPropertyUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ringwire.uring.BufferRing;
@@ -19,7 +18,6 @@ import io.ringwire.uring.IoUring;
 import io.ringwire.uring.IoUringConstants;
 import io.ringwire.uring.IoUringCqe;
 import io.ringwire.uring.NativeIoException;
-import io.ringwire.uring.OpenFileLimit;
 import io.ringwire.uring.SubmissionQueue;
 
 import java.io.UncheckedIOException;
@@ -107,12 +105,6 @@ public final class RingwireIoHandler implements IoHandler {
     private final List<RingwireIoRegistration> afterCompletions = new ArrayList<>();
     /** Handles whose SQE the kernel refused (SQ full, nothing taken): asked again in the next iteration. */
     private final List<RingwireIoRegistration> retries = new ArrayList<>();
-    /** Moves of direct descriptors that found the SQ refusing: tried again next iteration. */
-    private final List<DeferredSend> deferredSends = new ArrayList<>();
-
-    /** A move of a direct descriptor waiting for room in the SQ ({@link #sendSlot}'s arguments). */
-    private record DeferredSend(int slot, RingwireIoHandler target, long targetUserData,
-                                java.util.function.IntConsumer sent) { }
     /** Cancels that found the SQ refusing, by target user_data (which names its registration): queued next time. */
     private final java.util.ArrayDeque<Long> deferredCancels = new java.util.ArrayDeque<>();
     /** Fault injection for tests: this many {@link #reserveSqe()} calls fail as if the kernel refused. */
@@ -123,23 +115,11 @@ public final class RingwireIoHandler implements IoHandler {
     private final Arena scratchArena;
     private final Scratch scratch;
     private final SyncCalls syncCalls;
+    private final FixedFileTable fileTable;
+    private final SlotMoves slotMoves;
     private final WriteGather writeGather = new WriteGather(this);
 
     private BufferRing recvBuffers;
-    /**
-     * Stream connections live in the fixed-file table as direct descriptors ({@link
-     * RingwireIoHandlerConfig#directDescriptors()}, where the kernel has what they need): the kernel allocates every
-     * slot, and fd connections take none.
-     */
-    private boolean directDescriptors;
-    /** Slots moving in from another loop (MSG_RING), by the id in their target user_data: what to do on arrival. */
-    private final IntObjectHashMap<java.util.function.IntConsumer> slotsExpected = new IntObjectHashMap<>();
-    /** Slots sent to another loop whose MSG_RING has not completed here, by sequence: what to do then. */
-    private final IntObjectHashMap<java.util.function.IntConsumer> slotsSent = new IntObjectHashMap<>();
-    private int nextTransferId;
-    /** Free slots of the fixed-file table, taken from the end; null without a table. */
-    private int[] freeFileSlots;
-    private int freeFileSlotCount;
     private ByteBuffer[] recvBufferViews;
     private int nextId = 1;
     /** {@link #initialize()} ran once: a second call comes from a loop resumed on a new thread. */
@@ -189,6 +169,8 @@ public final class RingwireIoHandler implements IoHandler {
         this.scratch = new Scratch(r, scratchSegment);
         this.counters = new RingwireCounters(String.valueOf(executor));
         this.syncCalls = new SyncCalls(this, r, counters, scratch, syncArea);
+        this.fileTable = new FixedFileTable(this, r, config, counters);
+        this.slotMoves = new SlotMoves(this, r, fileTable, counters);
         if (!r.missingSetupFlags().isEmpty()) {
             logger.info("io_uring set-up gave up: {}", r.missingSetupFlags());
         }
@@ -196,8 +178,6 @@ public final class RingwireIoHandler implements IoHandler {
         this.minWaitMicros = minTimeout ? config.minWaitMicros() : 0;
         this.minWaitWindowNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), 16_000L * minWaitMicros);
         this.shrinkPeriodNanos = TimeUnit.MILLISECONDS.toNanos(config.bufferRingShrinkMillis());
-        // (they live in the fixed-file table: fixedFiles 0, no table, turns them off too)
-        this.directDescriptors = config.directDescriptors() && config.fixedFiles() > 0 && directDescriptorsAvailable();
 
         if (config.minWaitMicros() > 0 && !minTimeout && !minWaitFallbackLogged) {
             minWaitFallbackLogged = true;
@@ -259,11 +239,7 @@ public final class RingwireIoHandler implements IoHandler {
                 recvBuffers = registerRecvBuffers();
                 counters.bufferRingBuffers = recvBuffers.provided();
             }
-            if (directDescriptors) {
-                registerDirectTable();
-            } else if (config.fixedFiles() > 0) {
-                registerFileTable();
-            }
+            fileTable.register();
         } catch (NativeIoException e) {
             throw new UncheckedIOException(e);
         }
@@ -279,83 +255,9 @@ public final class RingwireIoHandler implements IoHandler {
         }
     }
 
-    /**
-     * The fixed-file table, as large as configured but within the open-file soft limit (the kernel refuses more,
-     * EMFILE). Without one (a kernel before 5.19, or a refusal), channels name their fds, as they did before; said
-     * once, at info level.
-     */
-    private void registerFileTable() throws NativeIoException {
-        int slots = (int) Math.min(config.fixedFiles(), OpenFileLimit.current().soft());
-        int ret = slots > 0 ? ring.registerFileTable(slots) : -Errno.EMFILE;
-        if (ret < 0) {
-            logger.info("no fixed-file table of {} slots ({}): connections name their fds", slots, Errno.name(-ret));
-            return;
-        }
-        freeFileSlots = new int[slots];
-        for (int i = 0; i < slots; i++) {
-            freeFileSlots[i] = slots - 1 - i; // slot 0 first
-        }
-        freeFileSlotCount = slots;
-        counters.fixedFileSlots = slots;
-    }
-
-    /** The most slots one table may have (IORING_MAX_FIXED_FILES). */
-    static final int MAX_TABLE_SLOTS = 1 << 20;
-
-    /**
-     * The table for direct descriptors: as large as the open-file soft limit, the most the kernel allows one table
-     * (EMFILE beyond), registered sparse: an empty slot costs the kernel 8 bytes and a bit. Without it the loop's
-     * connections use fds, said once.
-     */
-    private void registerDirectTable() throws NativeIoException {
-        int slots = (int) Math.min(MAX_TABLE_SLOTS, OpenFileLimit.current().soft());
-        int ret = ring.registerFileTable(slots);
-        if (ret < 0) {
-            directDescriptors = false;
-            logger.warn("directDescriptors: the kernel refused a fixed-file table of {} slots ({}): {}'s "
-                + "connections use file descriptors", slots, Errno.name(-ret), executor);
-            return;
-        }
-        counters.fixedFileSlots = slots;
-    }
-
-    /**
-     * @return whether every loop of this JVM has direct descriptors by default ({@code -Dringwire.directDescriptors}):
-     *         a client channel is made before it knows its loop, and then its socket is made when it joins one, in a
-     *         slot (SOCKET), never an fd; otherwise it opens one at once, as without direct descriptors, which goes into
-     *         the table when it joins a loop that has them
-     */
-    static boolean clientSocketsInSlots() {
-        return DirectByDefault.ON && directDescriptorsAvailable();
-    }
-
-    /** {@link RingwireIoHandlerConfig#directDescriptors()}'s system property, read once. */
-    private static final class DirectByDefault {
-        static final boolean ON = SystemPropertyUtil.getBoolean(RingwireIoHandlerConfig.DIRECT_DESCRIPTORS_PROPERTY,
-            RingwireIoHandlerConfig.DIRECT_DESCRIPTORS_DEFAULT);
-    }
-    private static volatile boolean directFallbackLogged;
-
-    /**
-     * @return whether this kernel has what direct descriptors need; if not, says once (at info level) what is
-     *         missing and that connections use file descriptors
-     */
-    static boolean directDescriptorsAvailable() {
-        java.util.List<String> missing = io.ringwire.uring.IoUringProbe.get().missingForDirectDescriptors();
-        if (missing.isEmpty()) {
-            return true;
-        }
-        if (!directFallbackLogged) {
-            directFallbackLogged = true;
-            logger.info("directDescriptors asked for, but this kernel lacks {}: connections use file descriptors",
-                String.join(", ", missing));
-        }
-        return false;
-    }
-
     /** @return whether this loop's stream connections live in its fixed-file table without an fd */
     boolean directDescriptors() {
-        return directDescriptors;
+        return fileTable.directDescriptors();
     }
 
     /** @return whether the calling thread is this loop's */
@@ -368,259 +270,19 @@ public final class RingwireIoHandler implements IoHandler {
         return executor;
     }
 
-    /** A direct descriptor came into the table (accepted, made, or moved here): counted as a slot in use. */
-    void slotTaken() {
-        counters.fixedFiles++;
-    }
-
-    /**
-     * Empties a slot of a direct descriptor with a CLOSE SQE that leaves with the loop's next enter, after every SQE
-     * queued before it (those naming the slot take the file first; an operation already issued keeps it until it
-     * ends). When the SQ refuses, it submits what is queued and empties the slot at once (io_uring_register). On the
-     * loop only.
-     */
-    void closeSlot(int slot) {
-        if (ring.isClosed()) {
-            return; // the table went with the ring
-        }
-        if (sq.tryReserve()) {
-            counters.fixedFiles--;
-            sq.prepCloseDirect(slot, UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_CLOSE, slot));
-            return;
-        }
-        emptySlotNow(slot);
-    }
-
-    /**
-     * Empties a direct descriptor's slot now (io_uring_register), after submitting the SQEs queued before: for a
-     * socket that leaves the table for an fd, whose holder must then have the last reference. On the loop only.
-     */
-    void emptySlotNow(int slot) {
-        if (ring.isClosed()) {
-            return;
-        }
-        counters.fixedFiles--;
-        submitBeforeClose();
-        int ret = ring.updateFile(slot, -1);
-        if (ret != 1) {
-            logger.warn("could not empty the direct descriptor's slot {}: {}", slot, Errno.name(-ret));
-        }
-    }
-
-
-    /** user_data data bit of a MSG_RING this loop sent (clear: a slot arriving from another loop). */
-    private static final int SENT = 1 << 23;
 
     /** @return the completion queue's entries, as the kernel made it */
     int cqEntries() {
         return cq.entries();
     }
 
-    /**
-     * Expects a direct descriptor from another loop (MSG_RING); on this loop.
-     *
-     * @param arrival called on this loop with the slot it got here, or {@code -errno} if the move failed
-     * @return the user_data the sender's MSG_RING gives this loop's CQE
-     */
-    long expectSlot(java.util.function.IntConsumer arrival) {
-        int id;
-        do {
-            id = nextTransferId++ & (SENT - 1);
-        } while (slotsExpected.containsKey(id));
-        slotsExpected.put(id, arrival);
-        return UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_MSG_RING, id);
-    }
-
-    /**
-     * A move expected with {@link #expectSlot} failed on the sending loop (no CQE comes here).
-     *
-     * @param targetUserData what {@link #expectSlot} returned
-     * @param errno          {@code -errno}
-     */
-    void slotNotComing(long targetUserData, int errno) {
-        java.util.function.IntConsumer arrival = slotsExpected.remove(UserData.data(targetUserData));
-        if (arrival != null) {
-            arrival.accept(errno);
-        }
-    }
-
-    /**
-     * Moves the direct descriptor in {@code slot} to {@code target}'s table (MSG_RING with SEND_FD); this loop's
-     * slot is emptied once the MSG_RING completes, whatever its result. On this loop.
-     *
-     * @param targetUserData what {@code target.expectSlot} returned
-     * @param sent           called on this loop with the MSG_RING's result (the target's slot, or {@code -errno})
-     */
-    void sendSlot(int slot, RingwireIoHandler target, long targetUserData, java.util.function.IntConsumer sent) {
-        if (!reserveSqe()) {
-            deferredSends.add(new DeferredSend(slot, target, targetUserData, sent)); // tried next iteration
-            return;
-        }
-        if (!target.beginMoveIn()) {
-            // the target's ring is closing or closed: its fd number may name another ring by now, which would take
-            // the socket, and answer an expectation of its own with it
-            closeSlot(slot);
-            sent.accept(-Errno.EBADF);
-            return;
-        }
-        int seq;
-        do {
-            seq = nextTransferId++ & (SENT - 1);
-        } while (slotsSent.containsKey(seq));
-        slotsSent.put(seq, res -> {
-            target.endMoveIn();
-            closeSlot(slot);
-            sent.accept(res);
-        });
-        sq.prepMsgRingFd(target.ring.fd(), slot, targetUserData,
-            UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_MSG_RING, SENT | seq));
-        counters.msgRingTransfers++;
-    }
-
-    /** Moves of direct descriptors that waited for room in the SQ, tried again (queued again if it still refuses). */
-    private void retryDeferredSends() {
-        List<DeferredSend> sends = new ArrayList<>(deferredSends);
-        deferredSends.clear();
-        for (DeferredSend d : sends) {
-            sendSlot(d.slot(), d.target(), d.targetUserData(), d.sent());
-        }
-    }
-
-    /**
-     * Moves into this loop's ring that another loop is issuing (their MSG_RING names this ring's fd) whose
-     * completion that loop has not had yet; the ring is closed only once none is left, so that the fd number names
-     * this ring until the kernel has taken every MSG_RING that names it.
-     */
-    private final java.util.concurrent.atomic.AtomicInteger movesIn = new java.util.concurrent.atomic.AtomicInteger();
-    /** The ring is about to close: no move may name its fd any more. */
-    private volatile boolean ringClosing;
-
-    /**
-     * On the sending loop, before it queues a MSG_RING naming this ring's fd.
-     *
-     * @return false when this ring is closing or closed: the move must not be sent
-     */
-    private boolean beginMoveIn() {
-        movesIn.incrementAndGet();
-        if (ringClosing) {
-            movesIn.decrementAndGet();
-            return false;
-        }
-        return true;
-    }
-
-    /** On the sending loop, once its MSG_RING to this ring has completed, or will never be issued. */
-    private void endMoveIn() {
-        movesIn.decrementAndGet();
-    }
-
-    /**
-     * No more moves into this ring, and waits (bounded) for those being issued by other loops: called just before
-     * the ring closes. A MSG_RING's CQE comes to its sender once the kernel has found the target ring by its fd.
-     */
-    private void closeToMovesIn() {
-        ringClosing = true;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-        while (movesIn.get() > 0 && System.nanoTime() < deadline) {
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
-        if (movesIn.get() > 0) {
-            logger.warn("{}: closing its ring with {} move(s) of direct descriptors into it not completed on their "
-                + "sending loops", executor, movesIn.get());
-        }
-    }
-
-    /**
-     * On shutdown, after the last completions: moves this loop sent that will never complete here (not sent, or no
-     * completion came) are failed, so that their channels' registrations on the receiving loops complete.
-     */
-    private void failPendingSends() {
-        for (DeferredSend d : deferredSends) {
-            try {
-                d.sent().accept(-Errno.ECANCELED); // (its slot goes with this loop's table)
-            } catch (RuntimeException e) {
-                logger.debug("failing a move from {} on shutdown", executor, e);
-            }
-        }
-        deferredSends.clear();
-        for (java.util.function.IntConsumer then : new ArrayList<>(slotsSent.values())) {
-            try {
-                then.accept(-Errno.ECANCELED);
-            } catch (RuntimeException e) {
-                logger.debug("failing a move from {} on shutdown", executor, e);
-            }
-        }
-        slotsSent.clear();
-    }
-
     /** A completion of the handler's own that is not the wake-up: moved slots, emptied slots. */
     private void handlerCompletion(long userData, int res) {
-        int data = UserData.data(userData);
         switch (UserData.opcode(userData)) {
-            case IoUringConstants.IORING_OP_MSG_RING -> {
-                java.util.function.IntConsumer then = (data & SENT) != 0 ? slotsSent.remove(data & (SENT - 1))
-                    : slotsExpected.remove(data);
-                if ((data & SENT) == 0 && res >= 0) {
-                    counters.fixedFiles++;
-                }
-                if (then != null) {
-                    try {
-                        then.accept(res);
-                    } catch (Throwable t) {
-                        handlerFailed("moving a direct descriptor", this, t);
-                    }
-                } else if ((data & SENT) == 0 && res >= 0) {
-                    closeSlot(res); // its channel is gone (the loop shut down meanwhile): nobody else will
-                }
-            }
-            case IoUringConstants.IORING_OP_CLOSE -> {
-                if (res < 0) {
-                    logger.debug("emptying direct descriptor slot {} failed: {}", data, Errno.name(res));
-                }
-            }
+            case IoUringConstants.IORING_OP_MSG_RING -> slotMoves.completed(UserData.data(userData), res);
+            case IoUringConstants.IORING_OP_CLOSE -> fileTable.slotClosed(UserData.data(userData), res);
             default -> { } // a synchronous call's, read by its caller; cancels
         }
-    }
-
-    /**
-     * Puts {@code fd} in a free slot of the fixed-file table, for a channel's sends and receives (one
-     * io_uring_register call).
-     *
-     * @return the slot, or -1 when the loop has no table, it is full, or the kernel refused (the channel then names its
-     *         fd, as without a table)
-     */
-    int takeFileSlot(int fd) {
-        if (freeFileSlotCount == 0 || ring.isClosed()) { // (no free list with direct descriptors: the kernel's)
-            return -1;
-        }
-        int slot = freeFileSlots[--freeFileSlotCount];
-        int ret = ring.updateFile(slot, fd);
-        if (ret != 1) {
-            freeFileSlots[freeFileSlotCount++] = slot;
-            logger.debug("fixed-file slot {} refused fd {}: {}", slot, fd, Errno.name(-ret));
-            return -1;
-        }
-        counters.fixedFiles++;
-        return slot;
-    }
-
-    /**
-     * Empties a slot from {@link #takeFileSlot} (one io_uring_register call): requests already issued keep the file
-     * they took, and once they end, closing the fd closes the socket. Call it after every SQE naming the slot has been
-     * submitted ({@link #submitBeforeClose()}).
-     */
-    void releaseFileSlot(int slot) {
-        if (ring.isClosed()) {
-            return; // the table went with the ring
-        }
-        int ret = ring.updateFile(slot, -1);
-        if (ret != 1) {
-            // the slot may still hold the file: never hand it out again (it cannot name another socket by mistake)
-            logger.warn("could not empty fixed-file slot {}: {}", slot, Errno.name(-ret));
-            return;
-        }
-        freeFileSlots[freeFileSlotCount++] = slot;
-        counters.fixedFiles--;
     }
 
     /** Incremental buffers where the kernel has them (6.12), else the classic ring; says once what it fell back to. */
@@ -661,7 +323,7 @@ public final class RingwireIoHandler implements IoHandler {
                 wakeupReadArmed = true;
             }
             long timeout = context.deadlineNanos() == -1 ? -1 : context.delayNanos(System.nanoTime());
-            if (!wakeupReadArmed || !retries.isEmpty() || !deferredCancels.isEmpty() || !deferredSends.isEmpty()) {
+            if (!wakeupReadArmed || !retries.isEmpty() || !deferredCancels.isEmpty() || slotMoves.hasDeferredSends()) {
                 // something the kernel refused waits for the next iteration, or no wake-up can reach us: a short nap
                 timeout = timeout < 0 ? RETRY_NANOS : Math.min(timeout, RETRY_NANOS);
             }
@@ -751,8 +413,8 @@ public final class RingwireIoHandler implements IoHandler {
                     r.nextUserData(IORING_OP_ASYNC_CANCEL, 0));
             }
         }
-        if (!deferredSends.isEmpty()) {
-            retryDeferredSends();
+        if (slotMoves.hasDeferredSends()) {
+            slotMoves.retryDeferredSends();
         }
         if (!retries.isEmpty()) {
             for (RingwireIoRegistration r : retries) {
@@ -787,7 +449,7 @@ public final class RingwireIoHandler implements IoHandler {
      * that serves every other channel. A logger that fails in turn (out of descriptors, say) is let be: the counter
      * still says it happened.
      */
-    private void handlerFailed(String where, Object handle, Throwable t) {
+    void handlerFailed(String where, Object handle, Throwable t) {
         counters.handlerFailures++;
         try {
             logger.warn("{} of {} threw", where, handle, t);
@@ -960,16 +622,8 @@ public final class RingwireIoHandler implements IoHandler {
             return;
         }
         destroyed = true;
-        ringClosing = true; // no loop sends a move here from now on (see closeToMovesIn)
-        // slots still expected from other loops will not come now: their channels' registrations fail
-        for (java.util.function.IntConsumer arrival : new ArrayList<>(slotsExpected.values())) {
-            try {
-                arrival.accept(-Errno.ECANCELED);
-            } catch (RuntimeException e) {
-                logger.debug("failing a move to {} on shutdown", executor, e);
-            }
-        }
-        slotsExpected.clear();
+        // no loop sends a move here from now on, and slots still expected from other loops will not come now
+        slotMoves.stopExpecting();
         // every channel still registered is closed here: Netty skips prepareToDestroy() when shutdown is confirmed
         // in the same iteration it was asked for, and a channel can join between its last call and now (a hop from
         // another loop, a registration task run after it); the loop takes no more tasks, so their close runs to the
@@ -987,14 +641,14 @@ public final class RingwireIoHandler implements IoHandler {
         RingwireCounters.retire(executor);
         // moves of direct descriptors that waited for room in the SQ go now (the loop has no next iteration): their
         // completions come in the wait below, with the cancels'
-        if (!deferredSends.isEmpty()) {
-            retryDeferredSends();
+        if (slotMoves.hasDeferredSends()) {
+            slotMoves.retryDeferredSends();
         }
         // cancel everything still in flight (the wake-up read too) and wait, bounded, for those completions: the
         // kernel may write into receive buffers until then
         boolean cancelQueued = false;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-        while ((wakeupReadArmed || !registrations.isEmpty() || !slotsSent.isEmpty())
+        while ((wakeupReadArmed || !registrations.isEmpty() || slotMoves.sendsInFlight())
             && System.nanoTime() < deadline) {
             if (!cancelQueued && sq.tryReserve()) {
                 sq.prepCancel(0, IoUringConstants.IORING_ASYNC_CANCEL_ANY | IoUringConstants.IORING_ASYNC_CANCEL_ALL,
@@ -1009,13 +663,13 @@ public final class RingwireIoHandler implements IoHandler {
                 for (RingwireIoRegistration r : registrations.values()) {
                     anyInFlight |= r.inFlight() > 0;
                 }
-                if (!anyInFlight && slotsSent.isEmpty()) {
+                if (!anyInFlight && !slotMoves.sendsInFlight()) {
                     break;
                 }
             }
         }
-        failPendingSends();
-        closeToMovesIn();
+        slotMoves.failPendingSends();
+        slotMoves.closeToMovesIn();
         boolean quiet = !wakeupReadArmed && allIdle();
         if (quiet) {
             if (recvBuffers != null) {
@@ -1277,6 +931,16 @@ public final class RingwireIoHandler implements IoHandler {
     /** @return whether the ring fd is registered with the loop's thread */
     boolean ringFdRegistered() {
         return ring.isRingFdRegistered();
+    }
+
+    /** @return the loop's fixed-file table */
+    FixedFileTable fileTable() {
+        return fileTable;
+    }
+
+    /** @return the loop's moves of direct descriptors to and from other loops */
+    SlotMoves slotMoves() {
+        return slotMoves;
     }
 
     /** @return the loop's synchronous calls (an SQE submitted and its result waited for) */
