@@ -273,7 +273,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             return; // nothing changed: prepareBeforeEnter() comes back here next iteration
         }
         RingwireIoHandler h = r.handler();
-        BufferRing ring = h.recvBuffers();
+        BufferRing ring = h.receiveBuffers().bufferRing();
         int room = ring == null ? 0 : ring.bufferSize() - RECVMSG_OUT_SIZE - nameRoom;
         int largest = maxDatagramPayloadSize();
         // GRO's batches of up to 64 KiB go into the allocator's buffers (a ring buffer would cut them), and so do
@@ -283,7 +283,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         if (ringFits && !ringDry && config().isAutoRead() && h.config().multishotRecv()) {
             long hdr = nativeArea.address() + MULTISHOT_HDR;
             // MSG_TRUNC: io_uring_recvmsg_out.payloadlen then says a cut datagram's real length
-            r.sq().prepRecvmsgMultishot(fd, hdr, SocketConstants.MSG_TRUNC, RingwireIoHandler.RECV_BUFFER_GROUP,
+            r.sq().prepRecvmsgMultishot(fd, hdr, SocketConstants.MSG_TRUNC, ReceiveBuffers.GROUP,
                 r.nextUserData(IORING_OP_RECVMSG, MULTISHOT));
             started(READ_MULTISHOT);
             return;
@@ -481,7 +481,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             RingwireIoRegistration r = registration;
             RingwireIoHandler h = r.handler();
             if (res >= 0 && IoUringCqe.hasBuffer(flags)) {
-                BufferRing buffers = h.recvBuffers();
+                BufferRing buffers = h.receiveBuffers().bufferRing();
                 int bid = IoUringCqe.bufferId(flags);
                 try {
                     MemorySegment ring = buffers.segment();
@@ -496,7 +496,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                     } else {
                         int payloadOffset = buffers.dataOffset(bid) + RECVMSG_OUT_SIZE + nameRoom;
                         ByteBuf buf = config().getAllocator().directBuffer(payloadLength);
-                        copy(h.recvBufferView(bid, payloadOffset, payloadLength), buffers.address(bid), buf,
+                        copy(h.receiveBuffers().view(bid, payloadOffset, payloadLength), buffers.address(bid), buf,
                             payloadLength);
                         received(buf, sender, null);
                     }
@@ -504,7 +504,8 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                     buffers.release(bid, res, flags);
                 }
             } else if (res == -Errno.ENOBUFS) {
-                ringDry = !h.ringRanDry(); // grown: the ring again; at its largest: a buffer of the channel's own
+                // grown: the ring again; at its largest: a buffer of the channel's own
+                ringDry = !h.receiveBuffers().ranDry();
             } else if (res < 0) {
                 recvError(res);
             }

@@ -1061,22 +1061,22 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return;
         }
         RingwireIoHandler h = r.handler();
-        boolean direct = h.recvBuffers() == null || config.isAutoRead() && bulk || ringDry;
+        boolean direct = h.receiveBuffers().bufferRing() == null || config.isAutoRead() && bulk || ringDry;
         if (direct && armDirectRecv(r)) {
             if (ringDry) {
                 ringDry = false;
                 h.counters().dryRingFallbacks++;
             }
-        } else if (direct && h.recvBuffers() == null) {
+        } else if (direct && h.receiveBuffers().bufferRing() == null) {
             throw new IllegalStateException("bufferRing is off, and the channel's allocator gives direct buffers "
                 + "without a single native address to receive into: " + config.getAllocator());
         } else if (config.isAutoRead() && h.config().multishotRecv()) {
             long userData = r.nextUserData(IORING_OP_RECV, MULTISHOT);
-            useFixedFile(r, r.sq().prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
+            useFixedFile(r, r.sq().prepRecvMultishot(fd, ReceiveBuffers.GROUP, 0, userData));
             started(READ_MULTISHOT);
         } else {
             long userData = r.nextUserData(IORING_OP_RECV, SINGLE);
-            useFixedFile(r, r.sq().prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
+            useFixedFile(r, r.sq().prepRecvBufferSelect(fd, ReceiveBuffers.GROUP, 0, userData));
             started(READ_SINGLE);
         }
     }
@@ -1089,7 +1089,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     private boolean armDirectRecv(RingwireIoRegistration r) {
         RingwireIoHandler h = r.handler();
         RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
-        BufferRing ring = h.recvBuffers();
+        BufferRing ring = h.receiveBuffers().bufferRing();
         int size = ring == null ? handle.guess() : Math.max(handle.guess(), 2 * ring.bufferSize());
         ByteBuf buf = config.getAllocator().directBuffer(size);
         long address = nativeAddress(buf, buf.writerIndex(), buf.writableBytes());
@@ -1607,13 +1607,13 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             RingwireIoRegistration r = registration;
             RingwireIoHandler h = r.handler();
             if (res > 0) {
-                BufferRing buffers = h.recvBuffers();
+                BufferRing buffers = h.receiveBuffers().bufferRing();
                 int bid = IoUringCqe.bufferId(flags);
                 RingwireCounters c = h.counters();
                 c.recvs++;
                 c.recvBytes += res;
                 try {
-                    deliver(h.recvBufferView(bid, buffers.dataOffset(bid), res), buffers.address(bid));
+                    deliver(h.receiveBuffers().view(bid, buffers.dataOffset(bid), res), buffers.address(bid));
                 } finally {
                     buffers.release(bid, res, flags); // the bytes now live in the pipeline's buffers
                 }
@@ -1627,7 +1627,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 // this connection's next receive goes into a buffer of its own, so it is not left waiting for the
                 // ring to refill (a buffer it holds until bytes come: a ring that grows first keeps idle connections
                 // from each pinning one after a burst)
-                ringDry = !h.ringRanDry();
+                ringDry = !h.receiveBuffers().ranDry();
             } else if (res != -Errno.ECANCELED) {
                 readError = new NativeIoException("recv", res);
             }
@@ -1701,7 +1701,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                         && bytesThisLoop < READ_LOOP_BYTES;
                 }
                 // a stream that slows down goes back to the shared ring, so an idle connection pins no buffer
-                BufferRing ring = h.recvBuffers();
+                BufferRing ring = h.receiveBuffers().bufferRing();
                 boolean small = ring != null && res < ring.bufferSize() && !moreWaiting;
                 smallRecvs = small ? smallRecvs + 1 : 0;
                 if (smallRecvs >= 4) {

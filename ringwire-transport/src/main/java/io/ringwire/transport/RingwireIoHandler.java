@@ -9,7 +9,6 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-import io.ringwire.uring.BufferRing;
 import io.ringwire.uring.CompletionHandler;
 import io.ringwire.uring.CompletionQueue;
 import io.ringwire.uring.Errno;
@@ -23,7 +22,6 @@ import io.ringwire.uring.SubmissionQueue;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -47,8 +45,6 @@ import static io.ringwire.uring.IoUringConstants.IORING_OP_READ;
 public final class RingwireIoHandler implements IoHandler {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RingwireIoHandler.class);
 
-    /** Buffer group id of the loop's receive buffer ring. */
-    static final short RECV_BUFFER_GROUP = 0;
     private static final int MAX_CQES_PER_DRAIN = 4096;
     /** The longest sleep while an SQE the kernel refused waits to be queued again. */
     private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -93,8 +89,6 @@ public final class RingwireIoHandler implements IoHandler {
     private final RingwireIoHandlerConfig config;
     /** {@link RingwireIoHandlerConfig#minWaitMicros()} where the kernel has it, else 0. */
     private final int minWaitMicros;
-    /** {@link RingwireIoHandlerConfig#bufferRingShrinkMillis()}; 0: the ring never shrinks. */
-    private final long shrinkPeriodNanos;
     private final IoUring ring;
     private final SubmissionQueue sq;
     private final CompletionQueue cq;
@@ -117,10 +111,9 @@ public final class RingwireIoHandler implements IoHandler {
     private final SyncCalls syncCalls;
     private final FixedFileTable fileTable;
     private final SlotMoves slotMoves;
+    private final ReceiveBuffers receiveBuffers;
     private final WriteGather writeGather = new WriteGather(this);
 
-    private BufferRing recvBuffers;
-    private ByteBuffer[] recvBufferViews;
     private int nextId = 1;
     /** {@link #initialize()} ran once: a second call comes from a loop resumed on a new thread. */
     private boolean initialized;
@@ -171,13 +164,13 @@ public final class RingwireIoHandler implements IoHandler {
         this.syncCalls = new SyncCalls(this, r, counters, scratch, syncArea);
         this.fileTable = new FixedFileTable(this, r, config, counters);
         this.slotMoves = new SlotMoves(this, r, fileTable, counters);
+        this.receiveBuffers = new ReceiveBuffers(this, config, counters);
         if (!r.missingSetupFlags().isEmpty()) {
             logger.info("io_uring set-up gave up: {}", r.missingSetupFlags());
         }
         boolean minTimeout = (r.features() & IoUringConstants.IORING_FEAT_MIN_TIMEOUT) != 0;
         this.minWaitMicros = minTimeout ? config.minWaitMicros() : 0;
         this.minWaitWindowNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), 16_000L * minWaitMicros);
-        this.shrinkPeriodNanos = TimeUnit.MILLISECONDS.toNanos(config.bufferRingShrinkMillis());
 
         if (config.minWaitMicros() > 0 && !minTimeout && !minWaitFallbackLogged) {
             minWaitFallbackLogged = true;
@@ -235,24 +228,12 @@ public final class RingwireIoHandler implements IoHandler {
                 return; // a loop resumed on another thread (singleIssuer off): the ring and its tables are as left
             }
             initialized = true;
-            if (config.bufferRing()) {
-                recvBuffers = registerRecvBuffers();
-                counters.bufferRingBuffers = recvBuffers.provided();
-            }
+            receiveBuffers.register(ring);
             fileTable.register();
         } catch (NativeIoException e) {
             throw new UncheckedIOException(e);
         }
         RingwireCounters.publish(executor, counters);
-        if (recvBuffers == null) {
-            return; // receives go straight into allocator buffers
-        }
-        MemorySegment all = recvBuffers.segment();
-        int size = recvBuffers.bufferSize();
-        recvBufferViews = new ByteBuffer[recvBuffers.entries()];
-        for (int bid = 0; bid < recvBufferViews.length; bid++) {
-            recvBufferViews[bid] = all.asSlice((long) bid * size, size).asByteBuffer();
-        }
     }
 
     /** @return whether this loop's stream connections live in its fixed-file table without an fd */
@@ -284,32 +265,6 @@ public final class RingwireIoHandler implements IoHandler {
             default -> { } // a synchronous call's, read by its caller; cancels
         }
     }
-
-    /** Incremental buffers where the kernel has them (6.12), else the classic ring; says once what it fell back to. */
-    private BufferRing registerRecvBuffers() throws NativeIoException {
-        if (config.incrementalBuffers()) {
-            try {
-                return BufferRing.registerIncremental(ring, RECV_BUFFER_GROUP, config.bufferRingEntries(true),
-                    config.bufferSize(true));
-            } catch (NativeIoException e) {
-                if (e.errno() != Errno.EINVAL) {
-                    throw e;
-                }
-                if (!incrementalFallbackLogged) {
-                    incrementalFallbackLogged = true;
-                    logger.info("this kernel has no incremental buffer rings (IOU_PBUF_RING_INC, Linux 6.12): "
-                        + "receiving into {} buffers of {} bytes", config.bufferRingEntries(false),
-                        config.bufferSize(false));
-                }
-            }
-        }
-        // a few buffers in use at first, doubling each time the ring runs dry: a quiet loop keeps a few pages
-        // resident, not every buffer
-        return BufferRing.registerGrowable(ring, RECV_BUFFER_GROUP, config.bufferRingEntries(false),
-            config.bufferSize(false), config.initialRingBuffers());
-    }
-
-    private static volatile boolean incrementalFallbackLogged;
 
     @Override
     public int run(IoHandlerContext context) {
@@ -462,7 +417,7 @@ public final class RingwireIoHandler implements IoHandler {
         int total = 0;
         int n;
         long recvsBefore = counters.recvs;
-        grewThisDrain = false;
+        receiveBuffers.batchStarts();
         do {
             if (syncCalls.stashed() > 0) { // taken out of the CQ by a synchronous call: before those still in it
                 total += syncCalls.dispatchStashed();
@@ -489,54 +444,13 @@ public final class RingwireIoHandler implements IoHandler {
             }
         }
         list.clear();
-        if (recvBuffers != null) {
-            recvBuffers.publish();
-            if (counters.bufferRingBuffers != recvBuffers.provided()) { // it grew, or a shrink ended in this batch
-                counters.bufferRingBuffers = recvBuffers.provided();
-                counters.bufferRingReleasedBytes = recvBuffers.releasedBytes();
-            }
-            if (shrinkPeriodNanos > 0) {
-                peakBatchReceives = Math.max(peakBatchReceives, receivesLastBatch);
-                if ((++drainsSinceShrinkCheck & SHRINK_CHECK_DRAINS) == 0) {
-                    maybeShrinkRing();
-                }
-            }
-        }
+        receiveBuffers.batchEnded(receivesLastBatch);
         return total;
     }
 
     /** Receives (of every channel) that the last batch of completions carried. */
     private int receivesLastBatch;
-    /** The most receives one batch of completions carried since the ring last looked at what it needed. */
-    private int peakBatchReceives;
-    private int drainsSinceShrinkCheck;
-    private long shrinkPeriodStart = System.nanoTime();
-    /** The clock is read once in this many drains (plus one). */
-    private static final int SHRINK_CHECK_DRAINS = 255;
 
-    /**
-     * Once per {@link RingwireIoHandlerConfig#bufferRingShrinkMillis()}: a ring that grew and whose batches of
-     * completions carried no more than a quarter of its buffers' receives shrinks to twice the most one carried (at
-     * least its initial size). A batch of receives is what the kernel takes from the ring between two refills, so the
-     * ring keeps twice what the loop needed; a later burst finds it empty and doubles it again, as at the start.
-     */
-    private void maybeShrinkRing() {
-        long now = System.nanoTime();
-        if (now - shrinkPeriodStart < shrinkPeriodNanos) {
-            return;
-        }
-        int needed = peakBatchReceives;
-        shrinkPeriodStart = now;
-        peakBatchReceives = 0;
-        int provided = recvBuffers.provided();
-        if (needed * 4L <= provided && provided > config.initialRingBuffers()) {
-            int target = Math.max(config.initialRingBuffers(),
-                Integer.highestOneBit(Math.max(1, needed * 2 - 1)) << 1);
-            if (target < provided && recvBuffers.shrink(target)) {
-                counters.bufferRingShrinks++;
-            }
-        }
-    }
 
     /**
      * @return whether the loop's last batch of completions carried few receives: few connections are busy, and one
@@ -594,10 +508,7 @@ public final class RingwireIoHandler implements IoHandler {
 
     /** A CQE for a registration no longer in the table (kept apart so that {@link #dispatch} stays small). */
     private void unknownRegistration(int id, byte op, int res, int flags) {
-        if (IoUringCqe.hasBuffer(flags) && recvBuffers != null) {
-            // a receive whose registration is gone still took a ring buffer: give it back, or the ring runs dry
-            recvBuffers.release(IoUringCqe.bufferId(flags), res, flags);
-        }
+        receiveBuffers.giveBackUnclaimed(res, flags);
         logger.debug("completion for unknown registration {}: op={} res={}", id, IoUringConstants.opName(op), res);
     }
 
@@ -672,9 +583,7 @@ public final class RingwireIoHandler implements IoHandler {
         slotMoves.closeToMovesIn();
         boolean quiet = !wakeupReadArmed && allIdle();
         if (quiet) {
-            if (recvBuffers != null) {
-                recvBuffers.close();
-            }
+            receiveBuffers.close();
             wakeupFd.close();
             ring.close();
             scratchArena.close();
@@ -729,35 +638,6 @@ public final class RingwireIoHandler implements IoHandler {
         }
     }
 
-    /**
-     * A receive found the shared buffer ring empty (ENOBUFS): counted; the ring doubles if it can. At its largest,
-     * said once per loop with what to change, and the connection's next receive goes into a buffer of its own.
-     *
-     * @return whether the ring grew (its new buffers are published: arm the receive on it again)
-     */
-    boolean ringRanDry() {
-        counters.bufferRingExhausted++;
-        if (grewThisDrain) {
-            return true; // one empty ring ends many receives in the same batch: it doubles once for all of them
-        }
-        if (recvBuffers.grow()) {
-            grewThisDrain = true; // counters.bufferRingBuffers follows at the batch's end
-            return true;
-        }
-        if (!dryRingWarned) {
-            dryRingWarned = true;
-            logger.warn("{}: the receive buffer ring ({} buffers of {} B) ran dry (ENOBUFS); the connections it "
-                    + "starved read into buffers of their own until it refills. If RingwireCounters."
-                    + "bufferRingExhausted() keeps growing, raise -Dringwire.bufferRingEntries (or "
-                    + "RingwireIoHandlerConfig.builder().bufferRingEntries(n)). Said once per loop.", executor,
-                recvBuffers.entries(), recvBuffers.bufferSize());
-        }
-        return false;
-    }
-
-    private boolean dryRingWarned;
-    /** The ring grew while this batch of completions was drained. */
-    private boolean grewThisDrain;
 
     void requestRetry(RingwireIoRegistration r) {
         retries.add(r);
@@ -865,19 +745,9 @@ public final class RingwireIoHandler implements IoHandler {
         return counters;
     }
 
-    /** @return the loop's receive buffer ring, or null when {@link RingwireIoHandlerConfig#bufferRing()} is off */
-    BufferRing recvBuffers() {
-        return recvBuffers;
-    }
-
-    /**
-     * A view of one receive buffer, positioned on {@code [offset, offset + length)}; reused, valid until the next
-     * call.
-     */
-    ByteBuffer recvBufferView(int bid, int offset, int length) {
-        ByteBuffer v = recvBufferViews[bid];
-        v.clear().position(offset).limit(offset + length);
-        return v;
+    /** @return the loop's receive buffer ring, set up or not ({@link RingwireIoHandlerConfig#bufferRing()}) */
+    ReceiveBuffers receiveBuffers() {
+        return receiveBuffers;
     }
 
     /**
