@@ -603,9 +603,6 @@ public final class Lab implements Callable<Integer> {
                 + "server that needs an fd per connection runs at most as many as the limit allows, and its row says "
                 + "so. Beyond the limit the load generator holds its connections in direct descriptors too."})
     static final class Conns extends WorkloadCommand {
-        /** Descriptors besides the connections: the JVM's own (jars, pipes, epoll/io_uring, the listener). */
-        static final int SPARE_FDS = 1000;
-
         @Option(names = "--conns", split = ",", defaultValue = "1000,10000", description = "connections, a list "
             + "(default: ${DEFAULT-VALUE}); up to 100000 and more where the limits allow")
         List<Integer> conns;
@@ -625,15 +622,16 @@ public final class Lab implements Callable<Integer> {
             // a server that holds an fd per connection needs as many as it holds, and each server's JVM inherits the
             // lab's limit: raised as far as the hard limit allows. The lab's generator (and Ringwire with direct
             // descriptors) holds connections beyond it in io_uring's fixed-file tables, no fd each.
-            io.ringwire.uring.OpenFileLimit limit = io.ringwire.uring.OpenFileLimit.raise(most + SPARE_FDS);
-            int fdCap = (int) Math.max(0, limit.soft() - SPARE_FDS);
-            boolean direct = io.ringwire.uring.IoUringProbe.get().missingForDirectDescriptors().isEmpty();
+            io.ringwire.uring.OpenFileLimit limit =
+                io.ringwire.uring.OpenFileLimit.raise(most + LoadGenerator.SPARE_FDS);
+            int fdCap = (int) Math.max(0, limit.soft() - LoadGenerator.SPARE_FDS);
+            boolean direct = io.ringwire.uring.IoUringProbe.get().isDirectDescriptorsSupported();
             if (most > fdCap && !LoadGenerator.directAvailable()) {
                 throw new IllegalStateException(String.format(java.util.Locale.ROOT, "%,d connections need about "
                     + "%,d open files in the lab and as many in each server; the limit is %,d (hard %,d), raising "
                     + "the hard limit needs CAP_SYS_RESOURCE, and this kernel cannot hold connections in direct "
                     + "descriptors instead (%s): at most %,d connections here, or raise the limit (ulimit -Hn) "
-                    + "before starting the lab", most, most + SPARE_FDS, limit.soft(), limit.hard(),
+                    + "before starting the lab", most, most + LoadGenerator.SPARE_FDS, limit.soft(), limit.hard(),
                     io.ringwire.uring.IoUringProbe.get().missingForDirectDescriptors(), fdCap));
             }
             notes.add(String.format(java.util.Locale.ROOT, "open-file limit %,d (the lab raised it where needed)%s",
@@ -661,7 +659,7 @@ public final class Lab implements Callable<Integer> {
                     notes.add(String.format(java.util.Locale.ROOT, "%s at %,d connections: stopped at %,d, as many as "
                         + "the open-file limit allows (%,d: one descriptor per connection, %,d for the JVM's own)",
                         String.join(", ", capped.stream().map(Competitor::label).toList()), n, fdCap, limit.soft(),
-                        SPARE_FDS));
+                        LoadGenerator.SPARE_FDS));
                     if (fdCap > 0) {
                         e.add(Workloads.conns(withoutThreadPerConnection(s.withServers(capped), fdCap, notes), fdCap,
                             size, interval, String.format(java.util.Locale.ROOT, "%,d asked: one fd per connection, "

@@ -875,8 +875,11 @@ public final class LoadGenerator {
         return this;
     }
 
-    /** Descriptors the generator's JVM keeps beside its connections (jars, the rings, the lab's own). */
-    static final int FD_SPARE = 1000;
+    /**
+     * Descriptors a JVM of the lab keeps beside its connections (jars, pipes, epoll or io_uring, the listener): the
+     * generator's and each server's.
+     */
+    static final int SPARE_FDS = 1000;
 
     /**
      * @return whether {@code conns} connections go in direct descriptors: when they and the JVM's own would not fit
@@ -884,7 +887,7 @@ public final class LoadGenerator {
      */
     static boolean holdsDirect(int conns) {
         try {
-            if (conns + FD_SPARE <= io.ringwire.uring.OpenFileLimit.current().soft()) {
+            if (conns + SPARE_FDS <= io.ringwire.uring.OpenFileLimit.current().soft()) {
                 return false;
             }
         } catch (NativeIoException e) {
@@ -896,7 +899,7 @@ public final class LoadGenerator {
     /** @return whether the kernel has what connections in direct descriptors need (SOCKET, BIND, URING_CMD) */
     static boolean directAvailable() {
         IoUringProbe p = IoUringProbe.get();
-        return p.missingForDirectDescriptors().isEmpty() && p.isSocketDirectSupported() && p.isBindSupported();
+        return p.isDirectDescriptorsSupported() && p.isSocketDirectSupported() && p.isBindSupported();
     }
 
     /** One io_uring of the generator and the connections it carries (a range of them). */
@@ -958,7 +961,7 @@ public final class LoadGenerator {
         /** Names the connection's socket in {@code sqe}: its fd, or in direct mode its slot (the fd field holds it). */
         private void named(Shard sh, long sqe, Conn c) {
             if (direct) {
-                sh.sq.useFixedFile(sqe, c.fd);
+                sh.sq.setFixedFileSlot(sqe, c.fd);
             }
         }
 

@@ -98,7 +98,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
     /**
      * This socket's slot in the loop's fixed-file table (≥ 0); -1 for none (not registered, or the table refused);
-     * below -1, registered and counting its SQEs up to -1, when it takes one ({@link #useFixedFile}).
+     * below -1, registered and counting its SQEs up to -1, when it takes one ({@link #nameSlotOrFd}).
      */
     private int fileSlot = -1;
     /**
@@ -272,7 +272,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             MemorySegment sa = h.syncCalls().area().asSlice(0, SockAddr.STORAGE_SIZE);
             int len = SockAddr.write(address, sa, ipv6);
             return NativeIoException.check(h.syncCalls().call(IoUringConstants.IORING_OP_BIND,
-                (q, ud) -> q.useFixedFile(q.prepBind(slot, sa.address(), len, ud), slot)), "bind " + address);
+                (q, ud) -> q.setFixedFileSlot(q.prepBind(slot, sa.address(), len, ud), slot)), "bind " + address);
         });
     }
 
@@ -723,7 +723,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     private static int sockCmd(RingwireIoHandler h, int slot, int op, int level, int name, int length) {
         MemorySegment area = h.syncCalls().area();
         return h.syncCalls().call(IoUringConstants.IORING_OP_URING_CMD, (q, ud) ->
-            q.useFixedFile(q.prepCmdSock(op, slot, level, name, area.address(), length, ud), slot));
+            q.setFixedFileSlot(q.prepCmdSock(op, slot, level, name, area.address(), length, ud), slot));
     }
 
     /*
@@ -862,7 +862,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return;
         }
         onSlot((h, slot) -> NativeIoException.check(h.syncCalls().call(IoUringConstants.IORING_OP_SHUTDOWN,
-            (q, ud) -> q.useFixedFile(q.prepShutdown(slot, how, ud), slot)), what));
+            (q, ud) -> q.setFixedFileSlot(q.prepShutdown(slot, how, ud), slot)), what));
     }
 
     /** shutdown(SHUT_RD) after the peer's EOF, its result not needed: a direct descriptor's SQE is not waited for. */
@@ -871,7 +871,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         if (fd != DIRECT_FD) {
             Libc.shutdown(fd, SocketConstants.SHUT_RD);
         } else if (slotHome != null && fileSlot >= 0 && r != null && r.handler() == slotHome && r.reserveSqe()) {
-            r.sq().useFixedFile(r.sq().prepShutdown(fileSlot, SocketConstants.SHUT_RD,
+            r.sq().setFixedFileSlot(r.sq().prepShutdown(fileSlot, SocketConstants.SHUT_RD,
                 UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_SHUTDOWN, 0)), fileSlot);
         }
     }
@@ -892,7 +892,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return -Errno.EBADF;
         }
         return h.syncCalls().call(IORING_OP_SENDMSG,
-            (q, ud) -> q.useFixedFile(q.prepSendmsg(slot, msghdr.address(), flags, ud), slot));
+            (q, ud) -> q.setFixedFileSlot(q.prepSendmsg(slot, msghdr.address(), flags, ud), slot));
     }
 
     /**
@@ -1072,11 +1072,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 + "without a single native address to receive into: " + config.getAllocator());
         } else if (config.isAutoRead() && h.config().multishotRecv()) {
             long userData = r.nextUserData(IORING_OP_RECV, MULTISHOT);
-            useFixedFile(r, r.sq().prepRecvMultishot(fd, ReceiveBuffers.GROUP, 0, userData));
+            nameSlotOrFd(r, r.sq().prepRecvMultishot(fd, ReceiveBuffers.GROUP, 0, userData));
             started(READ_MULTISHOT);
         } else {
             long userData = r.nextUserData(IORING_OP_RECV, SINGLE);
-            useFixedFile(r, r.sq().prepRecvBufferSelect(fd, ReceiveBuffers.GROUP, 0, userData));
+            nameSlotOrFd(r, r.sq().prepRecvBufferSelect(fd, ReceiveBuffers.GROUP, 0, userData));
             started(READ_SINGLE);
         }
     }
@@ -1102,7 +1102,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         long userData;
         try {
             userData = r.nextUserData(IORING_OP_RECV, DIRECT);
-            useFixedFile(r, r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData));
+            nameSlotOrFd(r, r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData));
         } catch (RuntimeException e) {
             buf.release();
             throw e;
@@ -1219,17 +1219,17 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     }
 
     /**
-     * Names this channel's fixed-file slot instead of its fd in {@code sqe}, taking one at its
-     * {@link #SQES_BEFORE_FIXED_FILE}th SQE.
+     * Decides whether {@code sqe}, prepared with the fd, names this channel's fixed-file slot instead: it does once the
+     * channel has one, taking one at its {@link #SQES_BEFORE_FIXED_FILE}th SQE.
      */
-    void useFixedFile(RingwireIoRegistration r, long sqe) {
+    void nameSlotOrFd(RingwireIoRegistration r, long sqe) {
         int slot = fileSlot;
         if (slot < -1 && ++slot == -1) {
             slot = r.handler().fileTable().takeFileSlot(fd); // -1 when refused: given up
         }
         fileSlot = slot;
         if (slot >= 0) {
-            r.sq().useFixedFile(sqe, slot);
+            r.sq().setFixedFileSlot(sqe, slot);
         }
     }
 
@@ -1247,7 +1247,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
      */
     private void nameSlot(RingwireIoRegistration r, long sqe) {
         if (fd == DIRECT_FD) {
-            r.sq().useFixedFile(sqe, fileSlot);
+            r.sq().setFixedFileSlot(sqe, fileSlot);
         }
     }
 
@@ -2098,11 +2098,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (zeroCopyFor(g.bytes(), r.handler())) {
                 zeroCopySends().send(r, in, g, iovecs);
             } else if (iovecs == 1) {
-                useFixedFile(r, q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
+                nameSlotOrFd(r, q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
                     r.nextUserData(IORING_OP_SEND, 0)));
                 startedWrite(IORING_OP_SEND);
             } else {
-                useFixedFile(r, q.prepSendmsg(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL,
+                nameSlotOrFd(r, q.prepSendmsg(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL,
                     r.nextUserData(IORING_OP_SENDMSG, 0)));
                 startedWrite(IORING_OP_SENDMSG);
             }
@@ -2223,7 +2223,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                     r.handler().counters().fileRegionCopiedBytes += chunk.readableBytes();
                 }
             }
-            useFixedFile(r, r.sq().prepSend(fd, nativeAddress(chunk, chunk.readerIndex(), chunk.readableBytes()),
+            nameSlotOrFd(r, r.sq().prepSend(fd, nativeAddress(chunk, chunk.readerIndex(), chunk.readableBytes()),
                 chunk.readableBytes(), SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0)));
             startedWrite(IORING_OP_SEND);
             RingwireCounters c = r.handler().counters();

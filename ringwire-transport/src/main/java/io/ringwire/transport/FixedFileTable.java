@@ -6,6 +6,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.ringwire.uring.Errno;
 import io.ringwire.uring.IoUring;
 import io.ringwire.uring.IoUringConstants;
+import io.ringwire.uring.IoUringProbe;
 import io.ringwire.uring.NativeIoException;
 import io.ringwire.uring.OpenFileLimit;
 import io.ringwire.uring.SubmissionQueue;
@@ -112,14 +113,14 @@ final class FixedFileTable {
      *         missing and that connections use file descriptors
      */
     static boolean directDescriptorsAvailable() {
-        java.util.List<String> missing = io.ringwire.uring.IoUringProbe.get().missingForDirectDescriptors();
-        if (missing.isEmpty()) {
+        IoUringProbe probe = IoUringProbe.get();
+        if (probe.isDirectDescriptorsSupported()) {
             return true;
         }
         if (!directFallbackLogged) {
             directFallbackLogged = true;
             logger.info("directDescriptors asked for, but this kernel lacks {}: connections use file descriptors",
-                String.join(", ", missing));
+                String.join(", ", probe.missingForDirectDescriptors()));
         }
         return false;
     }

@@ -68,11 +68,11 @@ final class ZeroCopySends {
         AbstractRingwireStreamChannel ch = channel;
         short report = (short) (IoUringConstants.IORING_SEND_ZC_REPORT_USAGE | testFlags);
         if (iovecs == 1) {
-            ch.useFixedFile(r, q.prepSendZc(ch.fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
+            ch.nameSlotOrFd(r, q.prepSendZc(ch.fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
                 report, r.nextUserData(IORING_OP_SEND_ZC, slot)));
             ch.startedWrite(IORING_OP_SEND_ZC, slot);
         } else {
-            ch.useFixedFile(r, q.prepSendmsgZc(ch.fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
+            ch.nameSlotOrFd(r, q.prepSendmsgZc(ch.fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
                 r.nextUserData(IORING_OP_SENDMSG_ZC, slot)));
             ch.startedWrite(IORING_OP_SENDMSG_ZC, slot);
         }

@@ -73,7 +73,7 @@ class DirectDescriptorsTest {
 
     @BeforeAll
     static void startLoops() {
-        assumeTrue(IoUringProbe.get().missingForDirectDescriptors().isEmpty(),
+        assumeTrue(IoUringProbe.get().isDirectDescriptorsSupported(),
             "kernel lacks what direct descriptors need: " + IoUringProbe.get().missingForDirectDescriptors());
         boss = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(DIRECT));
         workers = new MultiThreadIoEventLoopGroup(2, RingwireIoHandler.newFactory(DIRECT));

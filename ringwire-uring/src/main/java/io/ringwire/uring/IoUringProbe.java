@@ -276,6 +276,16 @@ public final class IoUringProbe {
         return missing;
     }
 
+    /**
+     * The one check of whether connections can live in direct descriptors (sockets only in a ring's fixed-file table);
+     * {@link #missingForDirectDescriptors()} says what is missing when they cannot.
+     *
+     * @return whether this kernel has everything direct descriptors need
+     */
+    public boolean isDirectDescriptorsSupported() {
+        return missingForDirectDescriptors().isEmpty();
+    }
+
     /** @return whether SOCKET can create a socket straight into a slot [5.19] (client connections without an fd) */
     public boolean isSocketDirectSupported() {
         return has(DIRECT_SOCKET);
@@ -470,13 +480,13 @@ public final class IoUringProbe {
             if (ops[IORING_OP_URING_CMD]) {
                 long sqe = ring.sq().prepCmdSock(SOCKET_URING_OP_GETSOCKOPT, slot, SocketConstants.SOL_SOCKET,
                     SocketConstants.SO_TYPE, v.address(), 4, 3);
-                ring.sq().useFixedFile(sqe, slot);
+                ring.sq().setFixedFileSlot(sqe, slot);
                 if (awaitResult(ring, 3) == 4 && v.get(JAVA_INT, 0) == SocketConstants.SOCK_STREAM) {
                     found |= DIRECT_SOCKOPT;
                 }
                 v.set(JAVA_INT, 8, 64);
                 sqe = ring.sq().prepGetsockname(slot, v.address() + 16, v.address() + 8, true, 4);
-                ring.sq().useFixedFile(sqe, slot);
+                ring.sq().setFixedFileSlot(sqe, slot);
                 if (awaitResult(ring, 4) == 0) {
                     found |= DIRECT_GETSOCKNAME;
                 }
@@ -510,7 +520,7 @@ public final class IoUringProbe {
                         int len = SockAddr.write(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), sa,
                             false);
                         long sqe = ring.sq().prepBind(socketSlot, sa.address(), len, 9);
-                        ring.sq().useFixedFile(sqe, socketSlot);
+                        ring.sq().setFixedFileSlot(sqe, socketSlot);
                         if (awaitResult(ring, 9) == 0) {
                             found |= DIRECT_BIND;
                         }

@@ -274,7 +274,7 @@ public final class SubmissionQueue {
      * @param sqe  an offset from a {@code prep*} method
      * @param slot the slot holding the same file
      */
-    public void useFixedFile(long sqe, int slot) {
+    public void setFixedFileSlot(long sqe, int slot) {
         RawMemory.putInt(sqesAddress + sqe + FD_OFFSET, slot);
         addFlags(sqe, IOSQE_FIXED_FILE);
     }
@@ -771,7 +771,7 @@ public final class SubmissionQueue {
     /**
      * BIND [6.11] ({@code io_uring_prep_bind}).
      *
-     * @param fd       socket (or a slot, with {@link #useFixedFile})
+     * @param fd       socket (or a slot, with {@link #setFixedFileSlot})
      * @param addr     address of a sockaddr (the kernel copies it at submission)
      * @param addrLen  its length
      * @param userData passed back in the CQE
@@ -831,7 +831,7 @@ public final class SubmissionQueue {
 
     /**
      * URING_CMD on a socket [6.7] ({@code io_uring_prep_cmd_sock}): getsockopt or setsockopt without an fd when
-     * the SQE names a fixed-file slot ({@link #useFixedFile}). {@code SOCKET_URING_OP_GETSOCKOPT} takes only
+     * the SQE names a fixed-file slot ({@link #setFixedFileSlot}). {@code SOCKET_URING_OP_GETSOCKOPT} takes only
      * {@code SOL_SOCKET} (others: EOPNOTSUPP) and completes with the option's length; SETSOCKOPT takes any level.
      *
      * @param cmdOp    {@code SOCKET_URING_OP_*}
