@@ -281,21 +281,6 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         return cachedLocalAddress() + " -> " + cachedRemoteAddress();
     }
 
-    /**
-     * @return whether client channels made now leave their socket to the loop they join, never holding an fd: the
-     *         loops have direct descriptors by default ({@code -Dringwire.directDescriptors=true}) and the kernel can
-     *         make a socket in a slot. Otherwise a client opens its socket with an fd, as it always did, and joining a
-     *         loop with direct descriptors puts it in the table and closes the fd
-     */
-    static boolean clientSocketsInSlots() {
-        Boolean o = clientSocketsInSlotsForTests;
-        return (o != null ? o && FixedFileTable.directDescriptorsAvailable() : FixedFileTable.clientSocketsInSlots())
-            && io.ringwire.uring.IoUringProbe.get().isSocketDirectSupported();
-    }
-
-    /** For tests: whether client channels made now leave their socket to their loop; null: the system property. */
-    static volatile Boolean clientSocketsInSlotsForTests;
-
     private FileWrite files() {
         if (files == null) {
             files = new FileWrite();

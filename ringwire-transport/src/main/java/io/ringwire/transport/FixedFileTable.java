@@ -92,13 +92,18 @@ final class FixedFileTable {
     }
 
     /**
-     * @return whether every loop of this JVM has direct descriptors by default ({@code -Dringwire.directDescriptors}):
-     *         a client channel is made before it knows its loop, and then its socket is made when it joins one, in a
-     *         slot (SOCKET), never an fd; otherwise it opens one at once, as without direct descriptors, which goes into
-     *         the table when it joins a loop that has them
+     * A client channel is made before it knows its loop: its socket is made when it joins one, in a slot (SOCKET),
+     * never an fd, when the loops have direct descriptors by default; otherwise it opens one at once, as without
+     * direct descriptors, which goes into the table when it joins a loop that has them.
+     *
+     * @return whether client channels made now leave their socket to the loop they join, never holding an fd: the
+     *         loops have direct descriptors by default ({@code -Dringwire.directDescriptors=true}) and the kernel has
+     *         them and can make a socket in a slot
      */
     static boolean clientSocketsInSlots() {
-        return DirectByDefault.ON && directDescriptorsAvailable();
+        Boolean o = LoopTestHooks.clientSocketsInSlots;
+        return (o != null ? o : DirectByDefault.ON) && directDescriptorsAvailable()
+            && IoUringProbe.get().isSocketDirectSupported();
     }
 
     /** {@link RingwireIoHandlerConfig#directDescriptors()}'s system property, read once. */

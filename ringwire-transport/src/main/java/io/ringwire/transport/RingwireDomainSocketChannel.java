@@ -26,10 +26,13 @@ import java.net.SocketAddress;
 public final class RingwireDomainSocketChannel extends AbstractRingwireStreamChannel implements DomainSocketChannel {
     /** An unconnected client socket. */
     public RingwireDomainSocketChannel() {
-        this(clientSocketsInSlots());
+        this(FixedFileTable.clientSocketsInSlots());
     }
 
-    /** @param inSlot whether the socket is made when the channel joins its loop (see clientSocketsInSlots) */
+    /**
+     * @param inSlot whether the socket is made when the channel joins its loop (see
+     *               {@link FixedFileTable#clientSocketsInSlots})
+     */
     private RingwireDomainSocketChannel(boolean inSlot) {
         super(SocketConstants.AF_UNIX, inSlot ? DIRECT_FD : DomainSockets.openStream());
         this.config = new RingwireDomainSocketChannelConfig(this);

@@ -101,8 +101,6 @@ public final class RingwireIoHandler implements IoHandler {
     private final List<RingwireIoRegistration> retries = new ArrayList<>();
     /** Cancels that found the SQ refusing, by target user_data (which names its registration): queued next time. */
     private final java.util.ArrayDeque<Long> deferredCancels = new java.util.ArrayDeque<>();
-    /** Fault injection for tests: this many {@link #reserveSqe()} calls fail as if the kernel refused. */
-    int refuseSqes;
     private final RingwireIoEvent event = new RingwireIoEvent();
     private final CompletionHandler dispatcher = this::dispatch;
     private final RingwireCounters counters;
@@ -645,8 +643,8 @@ public final class RingwireIoHandler implements IoHandler {
 
     /** @return whether one SQE can be prepared now; counts a refusal (see {@link SubmissionQueue#tryReserve()}) */
     boolean reserveSqe() {
-        if (refuseSqes > 0) {
-            refuseSqes--;
+        if (LoopTestHooks.refuseSqes > 0 && LoopTestHooks.refusingLoop == this) { // (a test's fault injection)
+            LoopTestHooks.refuseSqes--;
         } else if (sq.tryReserve()) {
             return true;
         }

@@ -28,10 +28,13 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
      * @param family the address family to open the socket in
      */
     public RingwireSocketChannel(InternetProtocolFamily family) {
-        this(family, clientSocketsInSlots());
+        this(family, FixedFileTable.clientSocketsInSlots());
     }
 
-    /** @param inSlot whether the socket is made when the channel joins its loop (see clientSocketsInSlots) */
+    /**
+     * @param inSlot whether the socket is made when the channel joins its loop (see
+     *               {@link FixedFileTable#clientSocketsInSlots})
+     */
     private RingwireSocketChannel(InternetProtocolFamily family, boolean inSlot) {
         super(inSlot ? inetFamily(family) : AF_NONE, inSlot ? DIRECT_FD : openStream(family));
         this.ipv6 = family == InternetProtocolFamily.IPv6;

@@ -233,13 +233,13 @@ class DirectDescriptorsTest {
         Channel server = echoServer(echo);
         BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
         long fdsBefore = TrackingEcho.openFds();
-        AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = true; // as with -Dringwire.directDescriptors
+        LoopTestHooks.clientSocketsInSlots = true; // as with -Dringwire.directDescriptors
         RingwireSocketChannel c;
         try {
             c = (RingwireSocketChannel) client(received).option(ChannelOption.SO_KEEPALIVE, true).register().sync()
                 .channel();
         } finally {
-            AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = null;
+            LoopTestHooks.clientSocketsInSlots = null;
         }
         try {
             assertEquals(fdsBefore, TrackingEcho.openFds(), "no fd, not even before it joined its loop");
@@ -262,13 +262,13 @@ class DirectDescriptorsTest {
 
     /** @return a client channel whose socket will be made in its loop's table when it joins it (SOCKET) */
     private static RingwireSocketChannel clientMadeInASlot() {
-        AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = true; // as with -Dringwire.directDescriptors
+        LoopTestHooks.clientSocketsInSlots = true; // as with -Dringwire.directDescriptors
         try {
             RingwireSocketChannel c = new RingwireSocketChannel();
             assertTrue(c.isDirect());
             return c;
         } finally {
-            AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = null;
+            LoopTestHooks.clientSocketsInSlots = null;
         }
     }
 
@@ -307,13 +307,13 @@ class DirectDescriptorsTest {
         BlockingQueue<ByteBuf> received = new LinkedBlockingQueue<>();
         List<Throwable> failures = new ArrayList<>();
         for (boolean inASlot : new boolean[] {false, true}) {
-            AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = inASlot;
+            LoopTestHooks.clientSocketsInSlots = inASlot;
             ChannelFuture connect;
             try {
                 connect = client(received).option(RingwireChannelOption.TCP_KEEPIDLE, 0)
                     .connect(server.localAddress());
             } finally {
-                AbstractRingwireStreamChannel.clientSocketsInSlotsForTests = null;
+                LoopTestHooks.clientSocketsInSlots = null;
             }
             assertTrue(connect.await(30, TimeUnit.SECONDS));
             failures.add(connect.cause());

@@ -88,7 +88,7 @@ class SlotMovesAtShutdownTest {
             long targetUserData = loopB.submit(() -> hB.slotMoves().expectSlot(arrived::complete)).get();
             CompletableFuture<Integer> sent = new CompletableFuture<>();
             loopA.submit(() -> {
-                hA.refuseSqes = 1; // the SQ refuses the MSG_RING: it waits for the loop's next iteration
+                LoopTestHooks.refuseSqes(hA, 1); // the SQ refuses the MSG_RING: it waits for the loop's next iteration
                 hA.slotMoves().sendSlot(slot, hB, targetUserData, res -> {
                     sent.complete(res);
                     if (res < 0) {
