@@ -40,7 +40,6 @@ public final class IoUringProbe {
     private final boolean multishotAccept;
     private final boolean multishotRecv;
     private final boolean bufferRing;
-    private final boolean registeredRingFd;
     /** What {@link #probeDirectDescriptors} found: {@code DIRECT_*} bits. */
     private final int direct;
 
@@ -92,7 +91,6 @@ public final class IoUringProbe {
         this.multishotAccept = accept;
         this.multishotRecv = recv;
         this.bufferRing = pbuf;
-        this.registeredRingFd = ringFd;
         this.direct = directFound;
 
         addSetup(list, "SINGLE_ISSUER", IORING_SETUP_SINGLE_ISSUER, "6.0", true);
@@ -238,11 +236,6 @@ public final class IoUringProbe {
         return bufferRing;
     }
 
-    /** @return whether the ring fd can be registered [5.18] */
-    public boolean isRegisteredRingFdSupported() {
-        return registeredRingFd;
-    }
-
     private boolean has(int bit) {
         return (direct & bit) == bit;
     }
@@ -294,11 +287,6 @@ public final class IoUringProbe {
     /** @return whether BIND works on a slot [6.11]; without it a slot is bound through an fd installed for the call */
     public boolean isBindSupported() {
         return has(DIRECT_BIND);
-    }
-
-    /** @return whether URING_CMD reads a socket's own and peer's address [6.19]; without it, through an fd */
-    public boolean isGetsocknameCmdSupported() {
-        return has(DIRECT_GETSOCKNAME);
     }
 
     /** @return the items Ringwire relies on that this kernel lacks, each with the version that brings it */
