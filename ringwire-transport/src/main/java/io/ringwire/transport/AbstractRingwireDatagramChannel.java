@@ -274,7 +274,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             return; // nothing changed: prepareBeforeEnter() comes back here next iteration
         }
         RingwireIoHandler h = r.handler();
-        BufferRing ring = h.recvBuffers();
+        BufferRing ring = h.receiveBuffers().bufferRing();
         int room = ring == null ? 0 : ring.bufferSize() - RECVMSG_OUT_SIZE - nameRoom;
         int largest = maxDatagramPayloadSize();
         // GRO's batches of up to 64 KiB go into the allocator's buffers (a ring buffer would cut them), and so do
@@ -284,7 +284,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
         if (ringFits && !ringDry && config().isAutoRead() && h.config().multishotRecv()) {
             long hdr = nativeArea.address() + MULTISHOT_HDR;
             // MSG_TRUNC: io_uring_recvmsg_out.payloadlen then says a cut datagram's real length
-            r.sq().prepRecvmsgMultishot(fd, hdr, SocketConstants.MSG_TRUNC, RingwireIoHandler.RECV_BUFFER_GROUP,
+            r.sq().prepRecvmsgMultishot(fd, hdr, SocketConstants.MSG_TRUNC, ReceiveBuffers.GROUP,
                 r.nextUserData(IORING_OP_RECVMSG, MULTISHOT));
             started(READ_MULTISHOT);
             return;
@@ -482,7 +482,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             RingwireIoRegistration r = registration;
             RingwireIoHandler h = r.handler();
             if (res >= 0 && IoUringCqe.hasBuffer(flags)) {
-                BufferRing buffers = h.recvBuffers();
+                BufferRing buffers = h.receiveBuffers().bufferRing();
                 int bid = IoUringCqe.bufferId(flags);
                 try {
                     MemorySegment ring = buffers.segment();
@@ -497,7 +497,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                     } else {
                         int payloadOffset = buffers.dataOffset(bid) + RECVMSG_OUT_SIZE + nameRoom;
                         ByteBuf buf = config().getAllocator().directBuffer(payloadLength);
-                        copy(h.recvBufferView(bid, payloadOffset, payloadLength), buffers.address(bid), buf,
+                        copy(h.receiveBuffers().view(bid, payloadOffset, payloadLength), buffers.address(bid), buf,
                             payloadLength);
                         received(buf, sender, null);
                     }
@@ -505,7 +505,8 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                     buffers.release(bid, res, flags);
                 }
             } else if (res == -Errno.ENOBUFS) {
-                ringDry = !h.ringRanDry(); // grown: the ring again; at its largest: a buffer of the channel's own
+                // grown: the ring again; at its largest: a buffer of the channel's own
+                ringDry = !h.receiveBuffers().ranDry();
             } else if (res < 0) {
                 recvError(res);
             }
@@ -616,15 +617,15 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             RingwireIoHandler h = r.handler();
             while (!in.isEmpty()) {
                 int size = sendSize(in.current());
-                if (size > h.scratchRemaining()) {
+                if (size > h.scratch().remaining()) {
                     return;
                 }
-                long region = h.scratch(size);
+                long region = h.scratch().take(size);
                 layOutSend(h, in.current(), region, -1);
-                MemorySegment s = h.scratchSegment();
+                MemorySegment s = h.scratch().segment();
                 int res = Libc.sendmsg(fd, s.asSlice(region - s.address(), MSGHDR_SIZE),
                     SocketConstants.MSG_NOSIGNAL | SocketConstants.MSG_DONTWAIT);
-                h.scratchGiveBack(region, size, 0);
+                h.scratch().giveBack(region, size, 0);
                 if (res < 0) {
                     return;
                 }
@@ -710,10 +711,10 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
                 // The batch ends here; the rest go once it has completed
                 return false;
             }
-            if (size > h.scratchRemaining() || !r.reserveSqe()) {
+            if (size > h.scratch().remaining() || !r.reserveSqe()) {
                 return false; // next iteration
             }
-            long region = h.scratch(size);
+            long region = h.scratch().take(size);
             int slot = preparing++;
             int iovecs = layOutSend(h, msg, region, slot);
             SubmissionQueue q = r.sq();
@@ -762,7 +763,7 @@ abstract class AbstractRingwireDatagramChannel<A extends SocketAddress> extends 
             long control = 0;
             int nameLength = 0;
             if (recipient != null) {
-                MemorySegment s = h.scratchSegment();
+                MemorySegment s = h.scratch().segment();
                 nameLength = writeRecipient(recipient, s.asSlice(name - s.address(), SockAddr.STORAGE_SIZE));
             }
             // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }, every field set, in the

@@ -248,12 +248,12 @@ abstract class AbstractRingwireServerChannel extends AbstractRingwireChannel imp
         private void acceptedDirect(int slot) {
             RingwireIoHandler h = registration.handler();
             h.counters().accepts++;
-            h.slotTaken();
+            h.fileTable().slotTaken();
             AbstractRingwireChannel child;
             try {
                 child = newDirectChildChannel(slot, h);
             } catch (Throwable t) {
-                h.closeSlot(slot);
+                h.fileTable().closeSlot(slot);
                 pipeline().fireExceptionCaught(t);
                 return;
             }

@@ -417,22 +417,22 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return;
         }
         RingwireIoHandler h = r.handler();
-        boolean ownBuffer = h.recvBuffers() == null || config.isAutoRead() && bulk || ringDry;
+        boolean ownBuffer = h.receiveBuffers() == null || config.isAutoRead() && bulk || ringDry;
         if (ownBuffer && armOwnBufferRecv(r)) {
             if (ringDry) {
                 ringDry = false;
                 h.counters().dryRingFallbacks++;
             }
-        } else if (ownBuffer && h.recvBuffers() == null) {
+        } else if (ownBuffer && h.receiveBuffers() == null) {
             throw new IllegalStateException("bufferRing is off, and the channel's allocator gives direct buffers "
                 + "without a single native address to receive into: " + config.getAllocator());
         } else if (config.isAutoRead() && h.config().multishotRecv()) {
             long userData = r.nextUserData(IORING_OP_RECV, MULTISHOT);
-            s.useFixedFile(r, r.sq().prepRecvMultishot(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
+            s.nameSlotOrFd(r, r.sq().prepRecvMultishot(fd, ReceiveBuffers.GROUP, 0, userData));
             started(READ_MULTISHOT);
         } else {
             long userData = r.nextUserData(IORING_OP_RECV, SINGLE);
-            s.useFixedFile(r, r.sq().prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0, userData));
+            s.nameSlotOrFd(r, r.sq().prepRecvBufferSelect(fd, ReceiveBuffers.GROUP, 0, userData));
             started(READ_SINGLE);
         }
     }
@@ -445,7 +445,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     private boolean armOwnBufferRecv(RingwireIoRegistration r) {
         RingwireIoHandler h = r.handler();
         RecvByteBufAllocator.Handle handle = unsafe().recvBufAllocHandle();
-        BufferRing ring = h.recvBuffers();
+        BufferRing ring = h.receiveBuffers().bufferRing();
         int size = ring == null ? handle.guess() : Math.max(handle.guess(), 2 * ring.bufferSize());
         ByteBuf buf = config.getAllocator().directBuffer(size);
         long address = nativeAddress(buf, buf.writerIndex(), buf.writableBytes());
@@ -458,7 +458,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         long userData;
         try {
             userData = r.nextUserData(IORING_OP_RECV, OWN_BUFFER);
-            socket.useFixedFile(r, r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData));
+            socket.nameSlotOrFd(r, r.sq().prepRecv(fd, address, buf.writableBytes(), 0, userData));
         } catch (RuntimeException e) {
             buf.release();
             throw e;
@@ -693,8 +693,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                     throw new IOException("cannot connect now: the io_uring submission queue is full and the kernel "
                         + "took nothing (sqRefusals=" + h.counters().sqRefusals() + ")");
                 }
-                long sa = h.scratch(SockAddr.STORAGE_SIZE);
-                MemorySegment seg = h.scratchSegment();
+                long sa = h.scratch().take(SockAddr.STORAGE_SIZE);
+                MemorySegment seg = h.scratch().segment();
                 int len = writeRemoteAddress(remote, seg.asSlice(sa - seg.address(), SockAddr.STORAGE_SIZE));
                 socket.nameSlot(r, r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0)));
                 started(CONNECT);
@@ -842,13 +842,13 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             RingwireIoRegistration r = registration;
             RingwireIoHandler h = r.handler();
             if (res > 0) {
-                BufferRing buffers = h.recvBuffers();
+                BufferRing buffers = h.receiveBuffers().bufferRing();
                 int bid = IoUringCqe.bufferId(flags);
                 RingwireCounters c = h.counters();
                 c.recvs++;
                 c.recvBytes += res;
                 try {
-                    deliver(h.recvBufferView(bid, buffers.dataOffset(bid), res), buffers.address(bid));
+                    deliver(h.receiveBuffers().view(bid, buffers.dataOffset(bid), res), buffers.address(bid));
                 } finally {
                     buffers.release(bid, res, flags); // the bytes now live in the pipeline's buffers
                 }
@@ -862,7 +862,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 // this connection's next receive goes into a buffer of its own, so it is not left waiting for the
                 // ring to refill (a buffer it holds until bytes come: a ring that grows first keeps idle connections
                 // from each pinning one after a burst)
-                ringDry = !h.ringRanDry();
+                ringDry = !h.receiveBuffers().ranDry();
             } else if (res != -Errno.ECANCELED) {
                 readError = new NativeIoException("recv", res);
             }
@@ -936,7 +936,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                         && bytesThisLoop < READ_LOOP_BYTES;
                 }
                 // a stream that slows down goes back to the shared ring, so an idle connection pins no buffer
-                BufferRing ring = h.recvBuffers();
+                BufferRing ring = h.receiveBuffers().bufferRing();
                 boolean small = ring != null && res < ring.bufferSize() && !moreWaiting;
                 smallRecvs = small ? smallRecvs + 1 : 0;
                 if (smallRecvs >= 4) {
@@ -1334,11 +1334,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (zeroCopyFor(g.bytes(), r.handler())) {
                 zeroCopySends().send(r, in, g, iovecs);
             } else if (iovecs == 1) {
-                s.useFixedFile(r, q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
+                s.nameSlotOrFd(r, q.prepSend(fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
                     r.nextUserData(IORING_OP_SEND, 0)));
                 startedWrite(IORING_OP_SEND);
             } else {
-                s.useFixedFile(r, q.prepSendmsg(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL,
+                s.nameSlotOrFd(r, q.prepSendmsg(fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL,
                     r.nextUserData(IORING_OP_SENDMSG, 0)));
                 startedWrite(IORING_OP_SENDMSG);
             }

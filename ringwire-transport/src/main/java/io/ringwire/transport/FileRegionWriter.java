@@ -162,7 +162,7 @@ final class FileRegionWriter {
                 r.handler().counters().fileRegionCopiedBytes += c.readableBytes();
             }
         }
-        ch.socket.useFixedFile(r, r.sq().prepSend(ch.fd, AbstractRingwireChannel.nativeAddress(c, c.readerIndex(),
+        ch.socket.nameSlotOrFd(r, r.sq().prepSend(ch.fd, AbstractRingwireChannel.nativeAddress(c, c.readerIndex(),
             c.readableBytes()), c.readableBytes(), SocketConstants.MSG_NOSIGNAL, r.nextUserData(IORING_OP_SEND, 0)));
         ch.startedWrite(IORING_OP_SEND);
         RingwireCounters counters = r.handler().counters();

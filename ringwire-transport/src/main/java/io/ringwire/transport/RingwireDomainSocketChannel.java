@@ -26,7 +26,7 @@ import java.net.SocketAddress;
 public final class RingwireDomainSocketChannel extends AbstractRingwireStreamChannel implements DomainSocketChannel {
     /** An unconnected client socket. */
     public RingwireDomainSocketChannel() {
-        this(StreamSocket.clientSocketsInSlots());
+        this(FixedFileTable.clientSocketsInSlots());
     }
 
     /** @param inSlot whether the socket is made when the channel joins its loop (see clientSocketsInSlots) */

@@ -7,10 +7,8 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoRegistration;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ThreadAwareExecutor;
-import io.netty.util.internal.SystemPropertyUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-import io.ringwire.uring.BufferRing;
 import io.ringwire.uring.CompletionHandler;
 import io.ringwire.uring.CompletionQueue;
 import io.ringwire.uring.Errno;
@@ -19,13 +17,11 @@ import io.ringwire.uring.IoUring;
 import io.ringwire.uring.IoUringConstants;
 import io.ringwire.uring.IoUringCqe;
 import io.ringwire.uring.NativeIoException;
-import io.ringwire.uring.OpenFileLimit;
 import io.ringwire.uring.SubmissionQueue;
 
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -49,8 +45,6 @@ import static io.ringwire.uring.IoUringConstants.IORING_OP_READ;
 public final class RingwireIoHandler implements IoHandler {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RingwireIoHandler.class);
 
-    /** Buffer group id of the loop's receive buffer ring. */
-    static final short RECV_BUFFER_GROUP = 0;
     private static final int MAX_CQES_PER_DRAIN = 4096;
     /** The longest sleep while an SQE the kernel refused waits to be queued again. */
     private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -95,8 +89,6 @@ public final class RingwireIoHandler implements IoHandler {
     private final RingwireIoHandlerConfig config;
     /** {@link RingwireIoHandlerConfig#minWaitMicros()} where the kernel has it, else 0. */
     private final int minWaitMicros;
-    /** {@link RingwireIoHandlerConfig#bufferRingShrinkMillis()}; 0: the ring never shrinks. */
-    private final long shrinkPeriodNanos;
     private final IoUring ring;
     private final SubmissionQueue sq;
     private final CompletionQueue cq;
@@ -107,43 +99,19 @@ public final class RingwireIoHandler implements IoHandler {
     private final List<RingwireIoRegistration> afterCompletions = new ArrayList<>();
     /** Handles whose SQE the kernel refused (SQ full, nothing taken): asked again in the next iteration. */
     private final List<RingwireIoRegistration> retries = new ArrayList<>();
-    /** Moves of direct descriptors that found the SQ refusing: tried again next iteration. */
-    private final List<DeferredSend> deferredSends = new ArrayList<>();
-
-    /** A move of a direct descriptor waiting for room in the SQ ({@link #sendSlot}'s arguments). */
-    private record DeferredSend(int slot, RingwireIoHandler target, long targetUserData,
-                                java.util.function.IntConsumer sent) { }
     /** Cancels that found the SQ refusing, by target user_data (which names its registration): queued next time. */
     private final java.util.ArrayDeque<Long> deferredCancels = new java.util.ArrayDeque<>();
-    /** Fault injection for tests: this many {@link #reserveSqe()} calls fail as if the kernel refused. */
-    int refuseSqes;
     private final RingwireIoEvent event = new RingwireIoEvent();
     private final CompletionHandler dispatcher = this::dispatch;
     private final RingwireCounters counters;
     private final Arena scratchArena;
-    private final MemorySegment scratch;
+    private final Scratch scratch;
+    private final SyncCalls syncCalls;
+    private final FixedFileTable fileTable;
+    private final SlotMoves slotMoves;
+    private final ReceiveBuffers receiveBuffers;
     private final WriteGather writeGather = new WriteGather(this);
-    private long scratchUsed;
 
-    private BufferRing recvBuffers;
-    /**
-     * Stream connections live in the fixed-file table as direct descriptors ({@link
-     * RingwireIoHandlerConfig#directDescriptors()}, where the kernel has what they need): the kernel allocates every
-     * slot, and fd connections take none.
-     */
-    private boolean directDescriptors;
-    /** Slots moving in from another loop (MSG_RING), by the id in their target user_data: what to do on arrival. */
-    private final IntObjectHashMap<java.util.function.IntConsumer> slotsExpected = new IntObjectHashMap<>();
-    /** Slots sent to another loop whose MSG_RING has not completed here, by sequence: what to do then. */
-    private final IntObjectHashMap<java.util.function.IntConsumer> slotsSent = new IntObjectHashMap<>();
-    private int nextTransferId;
-    private int nextSyncId;
-    /** Native memory for synchronous calls' arguments and results (an option's value, a sockaddr and its length). */
-    private final MemorySegment syncArea;
-    /** Free slots of the fixed-file table, taken from the end; null without a table. */
-    private int[] freeFileSlots;
-    private int freeFileSlotCount;
-    private ByteBuffer[] recvBufferViews;
     private int nextId = 1;
     /** {@link #initialize()} ran once: a second call comes from a loop resumed on a new thread. */
     private boolean initialized;
@@ -158,6 +126,8 @@ public final class RingwireIoHandler implements IoHandler {
         IoUring r = null;
         EventFd e = null;
         Arena a = null;
+        MemorySegment scratchSegment;
+        MemorySegment syncArea;
         try {
             // Netty builds handlers on one thread and runs them on another: create disabled, enable in initialize()
             r = IoUring.builder().entries(config.ringEntries()).cqEntries(config.cqEntries())
@@ -167,8 +137,8 @@ public final class RingwireIoHandler implements IoHandler {
             // iovecs and sockaddrs for one iteration's SQEs: the kernel copies them at submission
             // (FEAT_SUBMIT_STABLE), so the space is reused after every enter
             a = Arena.ofShared();
-            this.scratch = a.allocate((long) config.iovecCapacity() * 16 + 64 * 1024, 64);
-            this.syncArea = a.allocate(SYNC_AREA_BYTES, 64);
+            scratchSegment = a.allocate((long) config.iovecCapacity() * 16 + 64 * 1024, 64);
+            syncArea = a.allocate(SyncCalls.AREA_BYTES, 64);
         } catch (NativeIoException | RuntimeException | OutOfMemoryError ex) {
             // a half-built handler frees what it built: no ring, eventfd or native memory left behind
             if (a != null) {
@@ -187,16 +157,18 @@ public final class RingwireIoHandler implements IoHandler {
         this.wakeupFd = e;
         this.sq = r.sq();
         this.cq = r.cq();
+        this.scratch = new Scratch(r, scratchSegment);
         this.counters = new RingwireCounters(String.valueOf(executor));
+        this.syncCalls = new SyncCalls(this, r, counters, scratch, syncArea);
+        this.fileTable = new FixedFileTable(this, r, config, counters);
+        this.slotMoves = new SlotMoves(this, r, fileTable, counters);
+        this.receiveBuffers = new ReceiveBuffers(this, config, counters);
         if (!r.missingSetupFlags().isEmpty()) {
             logger.info("io_uring set-up gave up: {}", r.missingSetupFlags());
         }
         boolean minTimeout = (r.features() & IoUringConstants.IORING_FEAT_MIN_TIMEOUT) != 0;
         this.minWaitMicros = minTimeout ? config.minWaitMicros() : 0;
         this.minWaitWindowNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), 16_000L * minWaitMicros);
-        this.shrinkPeriodNanos = TimeUnit.MILLISECONDS.toNanos(config.bufferRingShrinkMillis());
-        // (they live in the fixed-file table: fixedFiles 0, no table, turns them off too)
-        this.directDescriptors = config.directDescriptors() && config.fixedFiles() > 0 && directDescriptorsAvailable();
 
         if (config.minWaitMicros() > 0 && !minTimeout && !minWaitFallbackLogged) {
             minWaitFallbackLogged = true;
@@ -254,107 +226,17 @@ public final class RingwireIoHandler implements IoHandler {
                 return; // a loop resumed on another thread (singleIssuer off): the ring and its tables are as left
             }
             initialized = true;
-            if (config.bufferRing()) {
-                recvBuffers = registerRecvBuffers();
-                counters.bufferRingBuffers = recvBuffers.provided();
-            }
-            if (directDescriptors) {
-                registerDirectTable();
-            } else if (config.fixedFiles() > 0) {
-                registerFileTable();
-            }
+            receiveBuffers.register(ring);
+            fileTable.register();
         } catch (NativeIoException e) {
             throw new UncheckedIOException(e);
         }
         RingwireCounters.publish(executor, counters);
-        if (recvBuffers == null) {
-            return; // receives go straight into allocator buffers
-        }
-        MemorySegment all = recvBuffers.segment();
-        int size = recvBuffers.bufferSize();
-        recvBufferViews = new ByteBuffer[recvBuffers.entries()];
-        for (int bid = 0; bid < recvBufferViews.length; bid++) {
-            recvBufferViews[bid] = all.asSlice((long) bid * size, size).asByteBuffer();
-        }
-    }
-
-    /**
-     * The fixed-file table, as large as configured but within the open-file soft limit (the kernel refuses more,
-     * EMFILE). Without one (a kernel before 5.19, or a refusal), channels name their fds, as they did before; said
-     * once, at info level.
-     */
-    private void registerFileTable() throws NativeIoException {
-        int slots = (int) Math.min(config.fixedFiles(), OpenFileLimit.current().soft());
-        int ret = slots > 0 ? ring.registerFileTable(slots) : -Errno.EMFILE;
-        if (ret < 0) {
-            logger.info("no fixed-file table of {} slots ({}): connections name their fds", slots, Errno.name(-ret));
-            return;
-        }
-        freeFileSlots = new int[slots];
-        for (int i = 0; i < slots; i++) {
-            freeFileSlots[i] = slots - 1 - i; // slot 0 first
-        }
-        freeFileSlotCount = slots;
-        counters.fixedFileSlots = slots;
-    }
-
-    /** The most slots one table may have (IORING_MAX_FIXED_FILES). */
-    static final int MAX_TABLE_SLOTS = 1 << 20;
-
-    /**
-     * The table for direct descriptors: as large as the open-file soft limit, the most the kernel allows one table
-     * (EMFILE beyond), registered sparse: an empty slot costs the kernel 8 bytes and a bit. Without it the loop's
-     * connections use fds, said once.
-     */
-    private void registerDirectTable() throws NativeIoException {
-        int slots = (int) Math.min(MAX_TABLE_SLOTS, OpenFileLimit.current().soft());
-        int ret = ring.registerFileTable(slots);
-        if (ret < 0) {
-            directDescriptors = false;
-            logger.warn("directDescriptors: the kernel refused a fixed-file table of {} slots ({}): {}'s "
-                + "connections use file descriptors", slots, Errno.name(-ret), executor);
-            return;
-        }
-        counters.fixedFileSlots = slots;
-    }
-
-    /**
-     * @return whether every loop of this JVM has direct descriptors by default ({@code -Dringwire.directDescriptors}):
-     *         a client channel is made before it knows its loop, and then its socket is made when it joins one, in a
-     *         slot (SOCKET), never an fd; otherwise it opens one at once, as without direct descriptors, which goes into
-     *         the table when it joins a loop that has them
-     */
-    static boolean clientSocketsInSlots() {
-        return DirectByDefault.ON && directDescriptorsAvailable();
-    }
-
-    /** {@link RingwireIoHandlerConfig#directDescriptors()}'s system property, read once. */
-    private static final class DirectByDefault {
-        static final boolean ON = SystemPropertyUtil.getBoolean(RingwireIoHandlerConfig.DIRECT_DESCRIPTORS_PROPERTY,
-            RingwireIoHandlerConfig.DIRECT_DESCRIPTORS_DEFAULT);
-    }
-    private static volatile boolean directFallbackLogged;
-
-    /**
-     * @return whether this kernel has what direct descriptors need; if not, says once (at info level) what is
-     *         missing and that connections use file descriptors
-     */
-    static boolean directDescriptorsAvailable() {
-        java.util.List<String> missing = io.ringwire.uring.IoUringProbe.get().missingForDirectDescriptors();
-        if (missing.isEmpty()) {
-            return true;
-        }
-        if (!directFallbackLogged) {
-            directFallbackLogged = true;
-            logger.info("directDescriptors asked for, but this kernel lacks {}: connections use file descriptors",
-                String.join(", ", missing));
-        }
-        return false;
     }
 
     /** @return whether this loop's stream connections live in its fixed-file table without an fd */
     boolean directDescriptors() {
-        return directDescriptors;
+        return fileTable.directDescriptors();
     }
 
     /** @return whether the calling thread is this loop's */
@@ -367,469 +249,20 @@ public final class RingwireIoHandler implements IoHandler {
         return executor;
     }
 
-    /** A direct descriptor came into the table (accepted, made, or moved here): counted as a slot in use. */
-    void slotTaken() {
-        counters.fixedFiles++;
-    }
-
-    /**
-     * Empties a slot of a direct descriptor with a CLOSE SQE that leaves with the loop's next enter, after every SQE
-     * queued before it (those naming the slot take the file first; an operation already issued keeps it until it
-     * ends). When the SQ refuses, it submits what is queued and empties the slot at once (io_uring_register). On the
-     * loop only.
-     */
-    void closeSlot(int slot) {
-        if (ring.isClosed()) {
-            return; // the table went with the ring
-        }
-        if (sq.tryReserve()) {
-            counters.fixedFiles--;
-            sq.prepCloseDirect(slot, UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_CLOSE, slot));
-            return;
-        }
-        emptySlotNow(slot);
-    }
-
-    /**
-     * Empties a direct descriptor's slot now (io_uring_register), after submitting the SQEs queued before: for a
-     * socket that leaves the table for an fd, whose holder must then have the last reference. On the loop only.
-     */
-    void emptySlotNow(int slot) {
-        if (ring.isClosed()) {
-            return;
-        }
-        counters.fixedFiles--;
-        submitBeforeClose();
-        int ret = ring.updateFile(slot, -1);
-        if (ret != 1) {
-            logger.warn("could not empty the direct descriptor's slot {}: {}", slot, Errno.name(-ret));
-        }
-    }
-
-    /** Bytes of {@link #syncArea}. */
-    static final int SYNC_AREA_BYTES = 512;
-    /** user_data data bit of a synchronous call's SQE: its CQE is read by the caller, the dispatch passes it over. */
-    private static final int SYNC = 1 << 23;
-    /** user_data data bit of a MSG_RING this loop sent (clear: a slot arriving from another loop). */
-    private static final int SENT = 1 << 23;
-    /** The longest a synchronous call waits for its completion. */
-    private static final long SYNC_DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(10);
-
-    /** Prepares the one SQE of a synchronous call. */
-    interface SyncSqe {
-        /**
-         * @param sq       the loop's SQ, with a slot reserved
-         * @param userData the SQE's user_data
-         */
-        void prepare(SubmissionQueue sq, long userData);
-    }
-
-    /** @return native memory for one synchronous call's arguments ({@value #SYNC_AREA_BYTES} bytes), on the loop */
-    MemorySegment syncArea() {
-        return syncArea;
-    }
 
     /** @return the completion queue's entries, as the kernel made it */
     int cqEntries() {
         return cq.entries();
     }
 
-    /**
-     * Completions taken out of the CQ by a synchronous call that found no room there for its own ({@link
-     * #makeRoomInCq}): handed to the dispatch next, in their order, before any completion still in the CQ; empty but
-     * then. A call made by a completion handler takes the CQEs of the batch that come after the one being handled,
-     * and the batch goes on with them.
-     */
-    private long[] stashedUserData = new long[0];
-    private int[] stashedRes = new int[0];
-    private int[] stashedFlags = new int[0];
-    private int stashed;
-    /** Stashed completions handed to the dispatch so far, while {@link #dispatchStashed()} runs; else 0. */
-    private int stashedHandedOut;
-    private final CompletionHandler stasher = this::stash;
-
-    private void stash(long userData, int res, int flags) {
-        if (stashed == stashedUserData.length) {
-            int n = Math.max(64, stashed * 2);
-            stashedUserData = java.util.Arrays.copyOf(stashedUserData, n);
-            stashedRes = java.util.Arrays.copyOf(stashedRes, n);
-            stashedFlags = java.util.Arrays.copyOf(stashedFlags, n);
-        }
-        stashedUserData[stashed] = userData;
-        stashedRes[stashed] = res;
-        stashedFlags[stashed] = flags;
-        stashed++;
-    }
-
-    /**
-     * @param from the first stashed completion to look at
-     * @return the result of {@code userData}'s completion if it was stashed, else {@link Integer#MIN_VALUE}
-     */
-    private int stashedResult(long userData, int from) {
-        for (int i = stashed - 1; i >= from; i--) {
-            if (stashedUserData[i] == userData) {
-                return stashedRes[i];
-            }
-        }
-        return Integer.MIN_VALUE;
-    }
-
-    /**
-     * Hands the stashed completions to the dispatch, oldest first; those a synchronous call stashes meanwhile (a
-     * completion handler's, finding the CQ full again) are appended, and handed out in the same pass.
-     */
-    private int dispatchStashed() {
-        int i = 0;
-        while (i < stashed) {
-            stashedHandedOut = ++i;
-            dispatch(stashedUserData[i - 1], stashedRes[i - 1], stashedFlags[i - 1]);
-        }
-        stashed = 0;
-        stashedHandedOut = 0;
-        return i;
-    }
-
-    /**
-     * @return whether a completion posted now would not land in the CQ: it is full, or completions wait on the
-     *         kernel's overflow list, which every new one joins, to keep their order
-     */
-    private boolean cqHasNoRoom() {
-        return cq.ready() >= cq.entries() || (sq.kernelFlags() & IoUringConstants.IORING_SQ_CQ_OVERFLOW) != 0;
-    }
-
-    /**
-     * Takes every completion the dispatch has not handed out yet into the stash and frees their CQ slots; the batch
-     * being handed out, if any, stops after the completion being handled and goes on with the stash. The next enter
-     * with GETEVENTS moves the kernel's overflow list into the CQ, in order, behind them.
-     */
-    private void makeRoomInCq() {
-        cq.handOver(stasher);
-    }
-
-    /**
-     * One SQE submitted now and its result waited for: a socket option, an address, an fd for a call, on a direct
-     * descriptor. Everything queued before it leaves in the same enter; completions of other operations stay in the
-     * CQ, or in the stash, for the loop's dispatch, in their order (this one's is passed over there). The operations
-     * used complete while the enter submits them, so it asks for no other completions; only if this one is not there
-     * does it wait. When the CQ has no room for it, even in the middle of a batch being handed out, the completions
-     * not handed out yet move to the stash first ({@link #makeRoomInCq}). Once its SQE is queued the call returns only
-     * with its result: its operation has run, or failed, and the caller handles what it did. One that takes over 10
-     * s is cancelled (ASYNC_CANCEL), and its result, the operation's or -ECANCELED, waited for. On the loop only;
-     * counted in {@link RingwireCounters#syncEnters()}.
-     *
-     * @param opcode the SQE's opcode
-     * @param prep   writes the SQE
-     * @return its result, or {@code -errno}; {@code -EBADF} once the ring is closed (its table, and every socket
-     *         in it, went with it)
-     * @throws IllegalStateException if the SQ refuses (the operation has not run)
-     */
-    int syncCall(byte opcode, SyncSqe prep) {
-        if (ring.isClosed()) {
-            // (at the end of destroy(): a channel whose registration fails afterwards still closes, and flushes)
-            return -Errno.EBADF;
-        }
-        if (!sq.tryReserve()) {
-            counters.sqRefusals++;
-            throw new IllegalStateException("the io_uring submission queue is full and the kernel took nothing; "
-                + "try again after this iteration");
-        }
-        long userData = UserData.encode(UserData.HANDLER_ID, opcode, SYNC | (nextSyncId++ & (SYNC - 1)));
-        prep.prepare(sq, userData);
-        long entersBefore = ring.enterCount();
-        long deadline = System.nanoTime() + SYNC_DEADLINE_NANOS;
-        boolean cancelled = false;
-        try {
-            // submitted without GETEVENTS: the operations used complete while the enter submits them, and no other
-            // completion work runs. With GETEVENTS a listener's multishot ACCEPT would take every connection waiting,
-            // and during an accept burst each connection's first options would bring in more completions than the
-            // loop hands out, until the CQ is full and the next synchronous call finds no room for its completion
-            if (cqHasNoRoom()) {
-                makeRoomInCq();
-            }
-            ring.submit();
-            for (;;) {
-                int res = cq.newestPostedResult(userData); // (completed as submitted: at the tail)
-                if (res != Integer.MIN_VALUE) {
-                    return res;
-                }
-                if (cqHasNoRoom()) {
-                    // full again, or this completion went to the overflow list: every completion not handed out is
-                    // stashed, and an enter with GETEVENTS moves the overflow in (this one with it, or a CQ's worth
-                    // of those before it: then again)
-                    int from = stashed; // (only a completion posted after the submit can be this one)
-                    makeRoomInCq();
-                    res = stashedResult(userData, from);
-                    if (res != Integer.MIN_VALUE) {
-                        return res;
-                    }
-                    ring.submitAndWait(0, -1);
-                    continue;
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0 && !cancelled && reserveSqe()) {
-                    // still not completed: cancelled, so that it either ran (its result comes) or did nothing
-                    cancelled = true;
-                    sq.prepCancel(userData, 0, UserData.encode(UserData.HANDLER_ID, IORING_OP_ASYNC_CANCEL, 0));
-                    logger.warn("{}: a synchronous {} has not completed in 10 s; cancelled, waiting for its result",
-                        executor, IoUringConstants.opName(opcode));
-                }
-                // one more completion than the CQ holds now: not a wake-up for each of the others
-                ring.submitAndWait(cq.ready() + 1, TimeUnit.MILLISECONDS.toNanos(100));
-            }
-        } finally {
-            counters.syncEnters += ring.enterCount() - entersBefore;
-            if (sq.unconsumed() == 0) {
-                scratchUsed = 0; // the kernel has copied what queued SQEs pointed at
-            }
-        }
-    }
-
-    /**
-     * A regular fd for the socket in {@code slot} (FIXED_FD_INSTALL), for a call that needs one; the caller closes
-     * it at once. Counted in {@link RingwireCounters#fdInstalls()}.
-     *
-     * @return the fd
-     * @throws NativeIoException e.g. EMFILE
-     */
-    int installFd(int slot) throws NativeIoException {
-        int fd = syncCall(IoUringConstants.IORING_OP_FIXED_FD_INSTALL, (q, ud) -> q.prepFixedFdInstall(slot, 0, ud));
-        NativeIoException.check(fd, "FIXED_FD_INSTALL");
-        counters.fdInstalls++;
-        return fd;
-    }
-
-    /**
-     * Expects a direct descriptor from another loop (MSG_RING); on this loop.
-     *
-     * @param arrival called on this loop with the slot it got here, or {@code -errno} if the move failed
-     * @return the user_data the sender's MSG_RING gives this loop's CQE
-     */
-    long expectSlot(java.util.function.IntConsumer arrival) {
-        int id;
-        do {
-            id = nextTransferId++ & (SENT - 1);
-        } while (slotsExpected.containsKey(id));
-        slotsExpected.put(id, arrival);
-        return UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_MSG_RING, id);
-    }
-
-    /**
-     * A move expected with {@link #expectSlot} failed on the sending loop (no CQE comes here).
-     *
-     * @param targetUserData what {@link #expectSlot} returned
-     * @param errno          {@code -errno}
-     */
-    void slotNotComing(long targetUserData, int errno) {
-        java.util.function.IntConsumer arrival = slotsExpected.remove(UserData.data(targetUserData));
-        if (arrival != null) {
-            arrival.accept(errno);
-        }
-    }
-
-    /**
-     * Moves the direct descriptor in {@code slot} to {@code target}'s table (MSG_RING with SEND_FD); this loop's
-     * slot is emptied once the MSG_RING completes, whatever its result. On this loop.
-     *
-     * @param targetUserData what {@code target.expectSlot} returned
-     * @param sent           called on this loop with the MSG_RING's result (the target's slot, or {@code -errno})
-     */
-    void sendSlot(int slot, RingwireIoHandler target, long targetUserData, java.util.function.IntConsumer sent) {
-        if (!reserveSqe()) {
-            deferredSends.add(new DeferredSend(slot, target, targetUserData, sent)); // tried next iteration
-            return;
-        }
-        if (!target.beginMoveIn()) {
-            // the target's ring is closing or closed: its fd number may name another ring by now, which would take
-            // the socket, and answer an expectation of its own with it
-            closeSlot(slot);
-            sent.accept(-Errno.EBADF);
-            return;
-        }
-        int seq;
-        do {
-            seq = nextTransferId++ & (SENT - 1);
-        } while (slotsSent.containsKey(seq));
-        slotsSent.put(seq, res -> {
-            target.endMoveIn();
-            closeSlot(slot);
-            sent.accept(res);
-        });
-        sq.prepMsgRingFd(target.ring.fd(), slot, targetUserData,
-            UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_MSG_RING, SENT | seq));
-        counters.msgRingTransfers++;
-    }
-
-    /** Moves of direct descriptors that waited for room in the SQ, tried again (queued again if it still refuses). */
-    private void retryDeferredSends() {
-        List<DeferredSend> sends = new ArrayList<>(deferredSends);
-        deferredSends.clear();
-        for (DeferredSend d : sends) {
-            sendSlot(d.slot(), d.target(), d.targetUserData(), d.sent());
-        }
-    }
-
-    /**
-     * Moves into this loop's ring that another loop is issuing (their MSG_RING names this ring's fd) whose
-     * completion that loop has not had yet; the ring is closed only once none is left, so that the fd number names
-     * this ring until the kernel has taken every MSG_RING that names it.
-     */
-    private final java.util.concurrent.atomic.AtomicInteger movesIn = new java.util.concurrent.atomic.AtomicInteger();
-    /** The ring is about to close: no move may name its fd any more. */
-    private volatile boolean ringClosing;
-
-    /**
-     * On the sending loop, before it queues a MSG_RING naming this ring's fd.
-     *
-     * @return false when this ring is closing or closed: the move must not be sent
-     */
-    private boolean beginMoveIn() {
-        movesIn.incrementAndGet();
-        if (ringClosing) {
-            movesIn.decrementAndGet();
-            return false;
-        }
-        return true;
-    }
-
-    /** On the sending loop, once its MSG_RING to this ring has completed, or will never be issued. */
-    private void endMoveIn() {
-        movesIn.decrementAndGet();
-    }
-
-    /**
-     * No more moves into this ring, and waits (bounded) for those being issued by other loops: called just before
-     * the ring closes. A MSG_RING's CQE comes to its sender once the kernel has found the target ring by its fd.
-     */
-    private void closeToMovesIn() {
-        ringClosing = true;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-        while (movesIn.get() > 0 && System.nanoTime() < deadline) {
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
-        if (movesIn.get() > 0) {
-            logger.warn("{}: closing its ring with {} move(s) of direct descriptors into it not completed on their "
-                + "sending loops", executor, movesIn.get());
-        }
-    }
-
-    /**
-     * On shutdown, after the last completions: moves this loop sent that will never complete here (not sent, or no
-     * completion came) are failed, so that their channels' registrations on the receiving loops complete.
-     */
-    private void failPendingSends() {
-        for (DeferredSend d : deferredSends) {
-            try {
-                d.sent().accept(-Errno.ECANCELED); // (its slot goes with this loop's table)
-            } catch (RuntimeException e) {
-                logger.debug("failing a move from {} on shutdown", executor, e);
-            }
-        }
-        deferredSends.clear();
-        for (java.util.function.IntConsumer then : new ArrayList<>(slotsSent.values())) {
-            try {
-                then.accept(-Errno.ECANCELED);
-            } catch (RuntimeException e) {
-                logger.debug("failing a move from {} on shutdown", executor, e);
-            }
-        }
-        slotsSent.clear();
-    }
-
     /** A completion of the handler's own that is not the wake-up: moved slots, emptied slots. */
     private void handlerCompletion(long userData, int res) {
-        int data = UserData.data(userData);
         switch (UserData.opcode(userData)) {
-            case IoUringConstants.IORING_OP_MSG_RING -> {
-                java.util.function.IntConsumer then = (data & SENT) != 0 ? slotsSent.remove(data & (SENT - 1))
-                    : slotsExpected.remove(data);
-                if ((data & SENT) == 0 && res >= 0) {
-                    counters.fixedFiles++;
-                }
-                if (then != null) {
-                    try {
-                        then.accept(res);
-                    } catch (Throwable t) {
-                        handlerFailed("moving a direct descriptor", this, t);
-                    }
-                } else if ((data & SENT) == 0 && res >= 0) {
-                    closeSlot(res); // its channel is gone (the loop shut down meanwhile): nobody else will
-                }
-            }
-            case IoUringConstants.IORING_OP_CLOSE -> {
-                if (res < 0) {
-                    logger.debug("emptying direct descriptor slot {} failed: {}", data, Errno.name(res));
-                }
-            }
+            case IoUringConstants.IORING_OP_MSG_RING -> slotMoves.completed(UserData.data(userData), res);
+            case IoUringConstants.IORING_OP_CLOSE -> fileTable.slotClosed(UserData.data(userData), res);
             default -> { } // a synchronous call's, read by its caller; cancels
         }
     }
-
-    /**
-     * Puts {@code fd} in a free slot of the fixed-file table, for a channel's sends and receives (one
-     * io_uring_register call).
-     *
-     * @return the slot, or -1 when the loop has no table, it is full, or the kernel refused (the channel then names its
-     *         fd, as without a table)
-     */
-    int takeFileSlot(int fd) {
-        if (freeFileSlotCount == 0 || ring.isClosed()) { // (no free list with direct descriptors: the kernel's)
-            return -1;
-        }
-        int slot = freeFileSlots[--freeFileSlotCount];
-        int ret = ring.updateFile(slot, fd);
-        if (ret != 1) {
-            freeFileSlots[freeFileSlotCount++] = slot;
-            logger.debug("fixed-file slot {} refused fd {}: {}", slot, fd, Errno.name(-ret));
-            return -1;
-        }
-        counters.fixedFiles++;
-        return slot;
-    }
-
-    /**
-     * Empties a slot from {@link #takeFileSlot} (one io_uring_register call): requests already issued keep the file
-     * they took, and once they end, closing the fd closes the socket. Call it after every SQE naming the slot has been
-     * submitted ({@link #submitBeforeClose()}).
-     */
-    void releaseFileSlot(int slot) {
-        if (ring.isClosed()) {
-            return; // the table went with the ring
-        }
-        int ret = ring.updateFile(slot, -1);
-        if (ret != 1) {
-            // the slot may still hold the file: never hand it out again (it cannot name another socket by mistake)
-            logger.warn("could not empty fixed-file slot {}: {}", slot, Errno.name(-ret));
-            return;
-        }
-        freeFileSlots[freeFileSlotCount++] = slot;
-        counters.fixedFiles--;
-    }
-
-    /** Incremental buffers where the kernel has them (6.12), else the classic ring; says once what it fell back to. */
-    private BufferRing registerRecvBuffers() throws NativeIoException {
-        if (config.incrementalBuffers()) {
-            try {
-                return BufferRing.registerIncremental(ring, RECV_BUFFER_GROUP, config.bufferRingEntries(true),
-                    config.bufferSize(true));
-            } catch (NativeIoException e) {
-                if (e.errno() != Errno.EINVAL) {
-                    throw e;
-                }
-                if (!incrementalFallbackLogged) {
-                    incrementalFallbackLogged = true;
-                    logger.info("this kernel has no incremental buffer rings (IOU_PBUF_RING_INC, Linux 6.12): "
-                        + "receiving into {} buffers of {} bytes", config.bufferRingEntries(false),
-                        config.bufferSize(false));
-                }
-            }
-        }
-        // a few buffers in use at first, doubling each time the ring runs dry: a quiet loop keeps a few pages
-        // resident, not every buffer
-        return BufferRing.registerGrowable(ring, RECV_BUFFER_GROUP, config.bufferRingEntries(false),
-            config.bufferSize(false), config.initialRingBuffers());
-    }
-
-    private static volatile boolean incrementalFallbackLogged;
 
     @Override
     public int run(IoHandlerContext context) {
@@ -837,13 +270,13 @@ public final class RingwireIoHandler implements IoHandler {
         retryRefused();
         prepareHandlesBeforeEnter();
         int ret;
-        if ((cq.ready() | stashed) == 0 && context.canBlock()) { // (stashed: completions a task's call took out)
+        if ((cq.ready() | syncCalls.stashed()) == 0 && context.canBlock()) { // (stashed: a task's call took them out)
             if (!wakeupReadArmed && reserveSqe()) {
                 wakeupFd.prepRead(sq, WAKEUP_USER_DATA);
                 wakeupReadArmed = true;
             }
             long timeout = context.deadlineNanos() == -1 ? -1 : context.delayNanos(System.nanoTime());
-            if (!wakeupReadArmed || !retries.isEmpty() || !deferredCancels.isEmpty() || !deferredSends.isEmpty()) {
+            if (!wakeupReadArmed || !retries.isEmpty() || !deferredCancels.isEmpty() || slotMoves.hasDeferredSends()) {
                 // something the kernel refused waits for the next iteration, or no wake-up can reach us: a short nap
                 timeout = timeout < 0 ? RETRY_NANOS : Math.min(timeout, RETRY_NANOS);
             }
@@ -857,9 +290,7 @@ public final class RingwireIoHandler implements IoHandler {
         } else {
             ret = ring.submitAndWait(0, -1); // submit, and run deferred completions, without waiting
         }
-        if (sq.unconsumed() == 0) {
-            scratchUsed = 0; // the kernel has copied everything the SQEs pointed at
-        }
+        scratch.reuseIfSubmitted(); // the kernel has copied everything the SQEs pointed at
         counters.enters = ring.enterCount();
         counters.sqes = ring.sqesSubmitted();
         if (unexpectedEnterError(ret) != 0) {
@@ -933,8 +364,8 @@ public final class RingwireIoHandler implements IoHandler {
                     r.nextUserData(IORING_OP_ASYNC_CANCEL, 0));
             }
         }
-        if (!deferredSends.isEmpty()) {
-            retryDeferredSends();
+        if (slotMoves.hasDeferredSends()) {
+            slotMoves.retryDeferredSends();
         }
         if (!retries.isEmpty()) {
             for (RingwireIoRegistration r : retries) {
@@ -969,7 +400,7 @@ public final class RingwireIoHandler implements IoHandler {
      * that serves every other channel. A logger that fails in turn (out of descriptors, say) is let be: the counter
      * still says it happened.
      */
-    private void handlerFailed(String where, Object handle, Throwable t) {
+    void handlerFailed(String where, Object handle, Throwable t) {
         counters.handlerFailures++;
         try {
             logger.warn("{} of {} threw", where, handle, t);
@@ -982,14 +413,14 @@ public final class RingwireIoHandler implements IoHandler {
         int total = 0;
         int n;
         long recvsBefore = counters.recvs;
-        grewThisDrain = false;
+        receiveBuffers.batchStarts();
         do {
-            if (stashed > 0) { // taken out of the CQ by a synchronous call: before those still in it
-                total += dispatchStashed();
+            if (syncCalls.stashed() > 0) { // taken out of the CQ by a synchronous call: before those still in it
+                total += syncCalls.dispatchStashed();
             }
             n = cq.drain(dispatcher, MAX_CQES_PER_DRAIN);
             total += n;
-        } while (n == MAX_CQES_PER_DRAIN || stashed > 0);
+        } while (n == MAX_CQES_PER_DRAIN || syncCalls.stashed() > 0);
         counters.cqes += total;
         // kept from the last batch that had completions; chosen without a branch (see unexpectedEnterError)
         int hadCompletions = (total | -total) >> 31; // all ones when total > 0
@@ -1009,54 +440,13 @@ public final class RingwireIoHandler implements IoHandler {
             }
         }
         list.clear();
-        if (recvBuffers != null) {
-            recvBuffers.publish();
-            if (counters.bufferRingBuffers != recvBuffers.provided()) { // it grew, or a shrink ended in this batch
-                counters.bufferRingBuffers = recvBuffers.provided();
-                counters.bufferRingReleasedBytes = recvBuffers.releasedBytes();
-            }
-            if (shrinkPeriodNanos > 0) {
-                peakBatchReceives = Math.max(peakBatchReceives, receivesLastBatch);
-                if ((++drainsSinceShrinkCheck & SHRINK_CHECK_DRAINS) == 0) {
-                    maybeShrinkRing();
-                }
-            }
-        }
+        receiveBuffers.batchEnded(receivesLastBatch);
         return total;
     }
 
     /** Receives (of every channel) that the last batch of completions carried. */
     private int receivesLastBatch;
-    /** The most receives one batch of completions carried since the ring last looked at what it needed. */
-    private int peakBatchReceives;
-    private int drainsSinceShrinkCheck;
-    private long shrinkPeriodStart = System.nanoTime();
-    /** The clock is read once in this many drains (plus one). */
-    private static final int SHRINK_CHECK_DRAINS = 255;
 
-    /**
-     * Once per {@link RingwireIoHandlerConfig#bufferRingShrinkMillis()}: a ring that grew and whose batches of
-     * completions carried no more than a quarter of its buffers' receives shrinks to twice the most one carried (at
-     * least its initial size). A batch of receives is what the kernel takes from the ring between two refills, so the
-     * ring keeps twice what the loop needed; a later burst finds it empty and doubles it again, as at the start.
-     */
-    private void maybeShrinkRing() {
-        long now = System.nanoTime();
-        if (now - shrinkPeriodStart < shrinkPeriodNanos) {
-            return;
-        }
-        int needed = peakBatchReceives;
-        shrinkPeriodStart = now;
-        peakBatchReceives = 0;
-        int provided = recvBuffers.provided();
-        if (needed * 4L <= provided && provided > config.initialRingBuffers()) {
-            int target = Math.max(config.initialRingBuffers(),
-                Integer.highestOneBit(Math.max(1, needed * 2 - 1)) << 1);
-            if (target < provided && recvBuffers.shrink(target)) {
-                counters.bufferRingShrinks++;
-            }
-        }
-    }
 
     /**
      * @return whether the loop's last batch of completions carried few receives: few connections are busy, and one
@@ -1073,7 +463,8 @@ public final class RingwireIoHandler implements IoHandler {
      */
     private static final int FEW_RECEIVES = 4;
 
-    private void dispatch(long userData, int res, int flags) {
+    /** Hands one completion to its registration's handle, or the handler's own; also {@link SyncCalls}' stash. */
+    void dispatch(long userData, int res, int flags) {
         int id = UserData.id(userData);
         byte op = UserData.opcode(userData);
         if (id == UserData.HANDLER_ID) {
@@ -1113,10 +504,7 @@ public final class RingwireIoHandler implements IoHandler {
 
     /** A CQE for a registration no longer in the table (kept apart so that {@link #dispatch} stays small). */
     private void unknownRegistration(int id, byte op, int res, int flags) {
-        if (IoUringCqe.hasBuffer(flags) && recvBuffers != null) {
-            // a receive whose registration is gone still took a ring buffer: give it back, or the ring runs dry
-            recvBuffers.release(IoUringCqe.bufferId(flags), res, flags);
-        }
+        receiveBuffers.giveBackUnclaimed(res, flags);
         logger.debug("completion for unknown registration {}: op={} res={}", id, IoUringConstants.opName(op), res);
     }
 
@@ -1141,16 +529,8 @@ public final class RingwireIoHandler implements IoHandler {
             return;
         }
         destroyed = true;
-        ringClosing = true; // no loop sends a move here from now on (see closeToMovesIn)
-        // slots still expected from other loops will not come now: their channels' registrations fail
-        for (java.util.function.IntConsumer arrival : new ArrayList<>(slotsExpected.values())) {
-            try {
-                arrival.accept(-Errno.ECANCELED);
-            } catch (RuntimeException e) {
-                logger.debug("failing a move to {} on shutdown", executor, e);
-            }
-        }
-        slotsExpected.clear();
+        // no loop sends a move here from now on, and slots still expected from other loops will not come now
+        slotMoves.stopExpecting();
         // every channel still registered is closed here: Netty skips prepareToDestroy() when shutdown is confirmed
         // in the same iteration it was asked for, and a channel can join between its last call and now (a hop from
         // another loop, a registration task run after it); the loop takes no more tasks, so their close runs to the
@@ -1168,14 +548,14 @@ public final class RingwireIoHandler implements IoHandler {
         RingwireCounters.retire(executor);
         // moves of direct descriptors that waited for room in the SQ go now (the loop has no next iteration): their
         // completions come in the wait below, with the cancels'
-        if (!deferredSends.isEmpty()) {
-            retryDeferredSends();
+        if (slotMoves.hasDeferredSends()) {
+            slotMoves.retryDeferredSends();
         }
         // cancel everything still in flight (the wake-up read too) and wait, bounded, for those completions: the
         // kernel may write into receive buffers until then
         boolean cancelQueued = false;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-        while ((wakeupReadArmed || !registrations.isEmpty() || !slotsSent.isEmpty())
+        while ((wakeupReadArmed || !registrations.isEmpty() || slotMoves.sendsInFlight())
             && System.nanoTime() < deadline) {
             if (!cancelQueued && sq.tryReserve()) {
                 sq.prepCancel(0, IoUringConstants.IORING_ASYNC_CANCEL_ANY | IoUringConstants.IORING_ASYNC_CANCEL_ALL,
@@ -1190,18 +570,16 @@ public final class RingwireIoHandler implements IoHandler {
                 for (RingwireIoRegistration r : registrations.values()) {
                     anyInFlight |= r.inFlight() > 0;
                 }
-                if (!anyInFlight && slotsSent.isEmpty()) {
+                if (!anyInFlight && !slotMoves.sendsInFlight()) {
                     break;
                 }
             }
         }
-        failPendingSends();
-        closeToMovesIn();
+        slotMoves.failPendingSends();
+        slotMoves.closeToMovesIn();
         boolean quiet = !wakeupReadArmed && allIdle();
         if (quiet) {
-            if (recvBuffers != null) {
-                recvBuffers.close();
-            }
+            receiveBuffers.close();
             wakeupFd.close();
             ring.close();
             scratchArena.close();
@@ -1256,35 +634,6 @@ public final class RingwireIoHandler implements IoHandler {
         }
     }
 
-    /**
-     * A receive found the shared buffer ring empty (ENOBUFS): counted; the ring doubles if it can. At its largest,
-     * said once per loop with what to change, and the connection's next receive goes into a buffer of its own.
-     *
-     * @return whether the ring grew (its new buffers are published: arm the receive on it again)
-     */
-    boolean ringRanDry() {
-        counters.bufferRingExhausted++;
-        if (grewThisDrain) {
-            return true; // one empty ring ends many receives in the same batch: it doubles once for all of them
-        }
-        if (recvBuffers.grow()) {
-            grewThisDrain = true; // counters.bufferRingBuffers follows at the batch's end
-            return true;
-        }
-        if (!dryRingWarned) {
-            dryRingWarned = true;
-            logger.warn("{}: the receive buffer ring ({} buffers of {} B) ran dry (ENOBUFS); the connections it "
-                    + "starved read into buffers of their own until it refills. If RingwireCounters."
-                    + "bufferRingExhausted() keeps growing, raise -Dringwire.bufferRingEntries (or "
-                    + "RingwireIoHandlerConfig.builder().bufferRingEntries(n)). Said once per loop.", executor,
-                recvBuffers.entries(), recvBuffers.bufferSize());
-        }
-        return false;
-    }
-
-    private boolean dryRingWarned;
-    /** The ring grew while this batch of completions was drained. */
-    private boolean grewThisDrain;
 
     void requestRetry(RingwireIoRegistration r) {
         retries.add(r);
@@ -1292,8 +641,8 @@ public final class RingwireIoHandler implements IoHandler {
 
     /** @return whether one SQE can be prepared now; counts a refusal (see {@link SubmissionQueue#tryReserve()}) */
     boolean reserveSqe() {
-        if (refuseSqes > 0) {
-            refuseSqes--;
+        if (TestHooks.refuseSqes > 0 && TestHooks.refusingLoop == this) { // (a test's fault injection)
+            TestHooks.refuseSqes--;
         } else if (sq.tryReserve()) {
             return true;
         }
@@ -1319,10 +668,9 @@ public final class RingwireIoHandler implements IoHandler {
      *     zero-copy send's notification does not count
      */
     int postedResult(long userData) {
-        for (int i = stashedHandedOut; i < stashed; i++) { // (stashed ones come before those in the CQ)
-            if (stashedUserData[i] == userData && (stashedFlags[i] & IoUringConstants.IORING_CQE_F_NOTIF) == 0) {
-                return stashedRes[i];
-            }
+        int stashedRes = syncCalls.stashedNotHandedOut(userData); // (stashed ones come before those in the CQ)
+        if (stashedRes != Integer.MIN_VALUE) {
+            return stashedRes;
         }
         return cq.postedResult(userData, IoUringConstants.IORING_CQE_F_NOTIF);
     }
@@ -1393,40 +741,9 @@ public final class RingwireIoHandler implements IoHandler {
         return counters;
     }
 
-    /** @return the loop's receive buffer ring, or null when {@link RingwireIoHandlerConfig#bufferRing()} is off */
-    BufferRing recvBuffers() {
-        return recvBuffers;
-    }
-
-    /**
-     * A view of one receive buffer, positioned on {@code [offset, offset + length)}; reused, valid until the next
-     * call.
-     */
-    ByteBuffer recvBufferView(int bid, int offset, int length) {
-        ByteBuffer v = recvBufferViews[bid];
-        v.clear().position(offset).limit(offset + length);
-        return v;
-    }
-
-    /**
-     * Native scratch space valid until the next enter (the kernel copies it at submission), e.g. for iovecs or a
-     * sockaddr. Submits early when the iteration has used it all.
-     */
-    long scratch(int bytes) {
-        long aligned = (bytes + 15) & ~15L;
-        if (scratchUsed + aligned > scratch.byteSize()) {
-            if (aligned > scratch.byteSize()) {
-                throw new IllegalArgumentException("scratch request too large: bytes=" + bytes);
-            }
-            ring.submit(); // hand over what the SQEs point at, then reuse the space
-            if (sq.unconsumed() != 0) {
-                throw new IllegalStateException("io_uring_enter did not take the queued SQEs; scratch space is full");
-            }
-            scratchUsed = 0;
-        }
-        long address = scratch.address() + scratchUsed;
-        scratchUsed += aligned;
-        return address;
+    /** @return the loop's receive buffer ring, set up or not ({@link RingwireIoHandlerConfig#bufferRing()}) */
+    ReceiveBuffers receiveBuffers() {
+        return receiveBuffers;
     }
 
     /**
@@ -1482,33 +799,29 @@ public final class RingwireIoHandler implements IoHandler {
         return ring.isRingFdRegistered();
     }
 
-    /** @return bytes of scratch space left before {@link #scratch(int)} has to submit early */
-    long scratchRemaining() {
-        return scratch.byteSize() - scratchUsed;
+    /** @return the loop's fixed-file table */
+    FixedFileTable fileTable() {
+        return fileTable;
     }
 
-    /**
-     * Gives back the unused tail of the most recent {@link #scratch(int)} request.
-     *
-     * @param address   what that request returned
-     * @param requested the bytes asked for
-     * @param used      the bytes still needed from its start (0 gives all of it back)
-     */
-    void scratchGiveBack(long address, int requested, int used) {
-        long start = address - scratch.address();
-        if (start + ((requested + 15) & ~15L) == scratchUsed) { // only the newest request can shrink
-            scratchUsed = start + ((used + 15) & ~15L);
-        }
+    /** @return the loop's moves of direct descriptors to and from other loops */
+    SlotMoves slotMoves() {
+        return slotMoves;
+    }
+
+    /** @return the loop's synchronous calls (an SQE submitted and its result waited for) */
+    SyncCalls syncCalls() {
+        return syncCalls;
+    }
+
+    /** @return the loop's native scratch space for this iteration's SQEs */
+    Scratch scratch() {
+        return scratch;
     }
 
     /** @return the loop's gatherer of flushed buffers into iovecs, shared by its stream channels */
     WriteGather writeGather() {
         return writeGather;
-    }
-
-    /** @return the scratch segment, for writing what {@link #scratch(int)} returned */
-    MemorySegment scratchSegment() {
-        return scratch;
     }
 
     @Override

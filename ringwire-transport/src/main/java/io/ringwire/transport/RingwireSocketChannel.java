@@ -28,7 +28,7 @@ public final class RingwireSocketChannel extends AbstractRingwireStreamChannel i
      * @param family the address family to open the socket in
      */
     public RingwireSocketChannel(InternetProtocolFamily family) {
-        this(family, StreamSocket.clientSocketsInSlots());
+        this(family, FixedFileTable.clientSocketsInSlots());
     }
 
     /** @param inSlot whether the socket is made when the channel joins its loop (see clientSocketsInSlots) */

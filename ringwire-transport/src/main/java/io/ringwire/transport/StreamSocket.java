@@ -27,7 +27,7 @@ import static io.ringwire.uring.IoUringConstants.IORING_OP_SENDMSG;
  *       moves between tables when the channel moves between loops. A client on direct descriptors has no socket at
  *       all until it joins a loop ({@link PendingSocket}).</li>
  * </ul>
- * Owned by one channel; its hot-path methods ({@link #useFixedFile}, {@link #nameSlot}, {@link #sendNow}) are small
+ * Owned by one channel; its hot-path methods ({@link #nameSlotOrFd}, {@link #nameSlot}, {@link #sendNow}) are small
  * so that they inline.
  */
 final class StreamSocket {
@@ -91,33 +91,20 @@ final class StreamSocket {
         return channel.fd == DIRECT_DESCRIPTOR_FD;
     }
 
-    /**
-     * @return whether client channels made now leave their socket to the loop they join, never holding an fd: the
-     *         loops have direct descriptors by default ({@code -Dringwire.directDescriptors=true}) and the kernel can
-     *         make a socket in a slot. Otherwise a client opens its socket with an fd, as it always did, and joining a
-     *         loop with direct descriptors puts it in the table and closes the fd
-     */
-    static boolean clientSocketsInSlots() {
-        Boolean o = TestHooks.clientSocketsInSlots;
-        return (o != null ? o && RingwireIoHandler.directDescriptorsAvailable()
-            : RingwireIoHandler.clientSocketsInSlots())
-            && io.ringwire.uring.IoUringProbe.get().isSocketDirectSupported();
-    }
-
     // ---------------------------------------------------------------- in SQEs
 
     /**
      * Names the socket's fixed-file slot instead of its fd in {@code sqe}, taking one at its
      * {@link #SQES_BEFORE_FIXED_FILE}th SQE.
      */
-    void useFixedFile(RingwireIoRegistration r, long sqe) {
+    void nameSlotOrFd(RingwireIoRegistration r, long sqe) {
         int s = slot;
         if (s < NO_SLOT && ++s == NO_SLOT) {
-            s = r.handler().takeFileSlot(channel.fd); // NO_SLOT when refused: given up
+            s = r.handler().fileTable().takeFileSlot(channel.fd); // NO_SLOT when refused: given up
         }
         slot = s;
         if (s >= 0) {
-            r.sq().useFixedFile(sqe, s);
+            r.sq().setFixedFileSlot(sqe, s);
         }
     }
 
@@ -127,7 +114,7 @@ final class StreamSocket {
      */
     void nameSlot(RingwireIoRegistration r, long sqe) {
         if (channel.fd == DIRECT_DESCRIPTOR_FD) {
-            r.sq().useFixedFile(sqe, slot);
+            r.sq().setFixedFileSlot(sqe, slot);
         }
     }
 
@@ -156,7 +143,7 @@ final class StreamSocket {
         if (home != h || s < 0) {
             return -Errno.EBADF;
         }
-        return h.syncCall(IORING_OP_SENDMSG, (q, ud) -> q.useFixedFile(q.prepSendmsg(s, msghdr.address(), flags, ud),
+        return h.syncCalls().call(IORING_OP_SENDMSG, (q, ud) -> q.setFixedFileSlot(q.prepSendmsg(s, msghdr.address(), flags, ud),
             s));
     }
 
@@ -188,12 +175,12 @@ final class StreamSocket {
         }
         RingwireIoHandler h = r.handler();
         if (channel.eventLoop().inEventLoop()) {
-            h.releaseFileSlot(s);
+            h.fileTable().releaseFileSlot(s);
         } else {
             // a close from another thread: the table belongs to the loop's thread (SINGLE_ISSUER); the slot keeps
             // the socket open until then. If the loop has shut down, its ring took the table with it.
             try {
-                channel.eventLoop().execute(() -> h.releaseFileSlot(s));
+                channel.eventLoop().execute(() -> h.fileTable().releaseFileSlot(s));
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 logger.debug("loop gone before the fixed-file slot of {} was emptied: its ring closed it", channel);
             }
@@ -264,14 +251,14 @@ final class StreamSocket {
         int s = slot;
         home = null;
         slot = NO_SLOT;
-        long targetUserData = target.expectSlot(res -> {
+        long targetUserData = target.slotMoves().expectSlot(res -> {
             if (res < 0) {
                 failed.accept(res == -Errno.ENFILE ? new NativeIoException("moving a connection to " + target.executor()
                     + " (its fixed-file table of " + target.counters().fixedFileSlots() + " slots is full: the loop "
                     + "holds as many connections as the open-file limit allows; more event loops hold more)", res)
                     : new NativeIoException("moving a connection to " + target.executor() + " (MSG_RING)", res));
             } else if (!channel.isOpen()) {
-                target.closeSlot(res); // closed while it moved
+                target.fileTable().closeSlot(res); // closed while it moved
                 failed.accept(new java.nio.channels.ClosedChannelException());
             } else {
                 slot = res;
@@ -280,17 +267,17 @@ final class StreamSocket {
             }
         });
         try {
-            from.executor().execute(() -> from.sendSlot(s, target, targetUserData, res -> {
+            from.executor().execute(() -> from.slotMoves().sendSlot(s, target, targetUserData, res -> {
                 if (res < 0) {
                     try {
-                        target.executor().execute(() -> target.slotNotComing(targetUserData, res));
+                        target.executor().execute(() -> target.slotMoves().slotNotComing(targetUserData, res));
                     } catch (java.util.concurrent.RejectedExecutionException e) {
                         logger.debug("{}: its move failed ({}) after its new loop ended", channel, Errno.name(res));
                     }
                 }
             }));
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            target.slotNotComing(targetUserData, -Errno.EBADF); // the loop that held it has ended, and its table
+            target.slotMoves().slotNotComing(targetUserData, -Errno.EBADF); // the loop that held it has ended, and its table
         }
     }
 
@@ -309,13 +296,13 @@ final class StreamSocket {
             from.executor().execute(() -> {
                 int installed;
                 try {
-                    installed = from.installFd(s);
+                    installed = from.syncCalls().installFd(s);
                 } catch (NativeIoException | RuntimeException e) {
-                    from.closeSlot(s); // the channel fails its registration, and is closed
+                    from.fileTable().closeSlot(s); // the channel fails its registration, and is closed
                     arriveWithFd(target, -1, e, then, failed);
                     return;
                 }
-                from.emptySlotNow(s); // the fd holds the last reference, wherever it is closed
+                from.fileTable().emptySlotNow(s); // the fd holds the last reference, wherever it is closed
                 arriveWithFd(target, installed, null, then, failed);
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -369,14 +356,14 @@ final class StreamSocket {
             int type = SocketConstants.SOCK_STREAM | SocketConstants.SOCK_NONBLOCK;
             try {
                 if (target != null && target.directDescriptors()) {
-                    int s = target.syncCall(IoUringConstants.IORING_OP_SOCKET,
+                    int s = target.syncCalls().call(IoUringConstants.IORING_OP_SOCKET,
                         (q, ud) -> q.prepSocketDirect(p.family, type, 0, -1, ud));
                     if (s == -Errno.ENFILE) {
                         throw new NativeIoException("socket into " + target.executor() + "'s fixed-file table (full, "
                             + target.counters().fixedFileSlots() + " slots)", s);
                     }
                     NativeIoException.check(s, "socket into a direct descriptor");
-                    target.slotTaken();
+                    target.fileTable().slotTaken();
                     slot = s;
                     home = target;
                 } else {
@@ -406,15 +393,15 @@ final class StreamSocket {
      */
     private void intoTable(RingwireIoHandler h) {
         AbstractRingwireStreamChannel ch = channel;
-        MemorySegment area = h.syncArea();
+        MemorySegment area = h.syncCalls().area();
         area.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, ch.fd);
-        int res = h.syncCall(IoUringConstants.IORING_OP_FILES_UPDATE, (q, ud) -> q.prepFilesUpdate(area.address(), 1,
+        int res = h.syncCalls().call(IoUringConstants.IORING_OP_FILES_UPDATE, (q, ud) -> q.prepFilesUpdate(area.address(), 1,
             -1, ud));
         if (res != 1) {
             logger.debug("{} keeps its fd: the fixed-file table took none ({})", ch, Errno.name(res));
             return;
         }
-        h.slotTaken();
+        h.fileTable().slotTaken();
         Libc.close(ch.fd); // the table holds the socket now
         slot = area.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
         home = h;
@@ -424,8 +411,8 @@ final class StreamSocket {
     /** This direct descriptor becomes an fd, for a loop without direct descriptors. */
     private void becomeFd() throws NativeIoException {
         int installed = onSlot((h, s) -> {
-            int f = h.installFd(s);
-            h.emptySlotNow(s); // the fd holds the last reference, wherever it is closed
+            int f = h.syncCalls().installFd(s);
+            h.fileTable().emptySlotNow(s); // the fd holds the last reference, wherever it is closed
             return f;
         });
         home = null;
@@ -477,11 +464,11 @@ final class StreamSocket {
             return; // moving between loops (the move closes it), or never made
         }
         if (h.inLoop()) {
-            h.closeSlot(s);
+            h.fileTable().closeSlot(s);
             return;
         }
         try {
-            h.executor().execute(() -> h.closeSlot(s));
+            h.executor().execute(() -> h.fileTable().closeSlot(s));
         } catch (java.util.concurrent.RejectedExecutionException e) {
             logger.debug("{}'s loop has ended: its ring took the slot with it", channel);
         }
@@ -563,7 +550,7 @@ final class StreamSocket {
      * @see #onSlot
      */
     int installFd() throws NativeIoException {
-        return onSlot((h, s) -> h.installFd(s));
+        return onSlot((h, s) -> h.syncCalls().installFd(s));
     }
 
     /**
@@ -581,9 +568,9 @@ final class StreamSocket {
 
     /** A URING_CMD getsockopt or setsockopt on the slot, its value in the loop's sync area. */
     private static int sockCmd(RingwireIoHandler h, int slot, int op, int level, int name, int length) {
-        MemorySegment area = h.syncArea();
-        return h.syncCall(IoUringConstants.IORING_OP_URING_CMD, (q, ud) ->
-            q.useFixedFile(q.prepCmdSock(op, slot, level, name, area.address(), length, ud), slot));
+        MemorySegment area = h.syncCalls().area();
+        return h.syncCalls().call(IoUringConstants.IORING_OP_URING_CMD, (q, ud) ->
+            q.setFixedFileSlot(q.prepCmdSock(op, slot, level, name, area.address(), length, ud), slot));
     }
 
     /*
@@ -617,7 +604,7 @@ final class StreamSocket {
             return call.apply(f);
         }
         return onSlot((h, s) -> {
-            int installed = h.installFd(s);
+            int installed = h.syncCalls().installFd(s);
             try {
                 return call.apply(installed);
             } finally {
@@ -646,7 +633,7 @@ final class StreamSocket {
         return onSlot((h, s) -> {
             NativeIoException.check(sockCmd(h, s, IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, level, name, 4),
                 "getsockopt(" + level + ", " + name + ")");
-            return h.syncArea().get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
+            return h.syncCalls().area().get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
         });
     }
 
@@ -675,13 +662,13 @@ final class StreamSocket {
         if (f != DIRECT_DESCRIPTOR_FD) {
             return Sockets.getBytes(f, level, name, length);
         }
-        if (level != SocketConstants.SOL_SOCKET || length > RingwireIoHandler.SYNC_AREA_BYTES) {
+        if (level != SocketConstants.SOL_SOCKET || length > SyncCalls.AREA_BYTES) {
             return withFd(fd -> Sockets.getBytes(fd, level, name, length));
         }
         return onSlot((h, s) -> {
             int n = NativeIoException.check(sockCmd(h, s, IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, level, name,
                 length), "getsockopt(" + level + ", " + name + ")");
-            return h.syncArea().asSlice(0, Math.min(n, length)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            return h.syncCalls().area().asSlice(0, Math.min(n, length)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
         });
     }
 
@@ -696,7 +683,7 @@ final class StreamSocket {
             Sockets.setBytes(f, level, name, value);
             return;
         }
-        if (value.length > RingwireIoHandler.SYNC_AREA_BYTES) {
+        if (value.length > SyncCalls.AREA_BYTES) {
             withFd(fd -> {
                 Sockets.setBytes(fd, level, name, value);
                 return null;
@@ -704,7 +691,7 @@ final class StreamSocket {
             return;
         }
         onSlot((h, s) -> {
-            MemorySegment.copy(value, 0, h.syncArea(), java.lang.foreign.ValueLayout.JAVA_BYTE, 0, value.length);
+            MemorySegment.copy(value, 0, h.syncCalls().area(), java.lang.foreign.ValueLayout.JAVA_BYTE, 0, value.length);
             NativeIoException.check(sockCmd(h, s, IoUringConstants.SOCKET_URING_OP_SETSOCKOPT, level, name,
                 value.length), "setsockopt(" + level + ", " + name + ")");
             return null;
@@ -725,10 +712,10 @@ final class StreamSocket {
             return;
         }
         onSlot((h, s) -> {
-            MemorySegment sa = h.syncArea().asSlice(0, SockAddr.STORAGE_SIZE);
+            MemorySegment sa = h.syncCalls().area().asSlice(0, SockAddr.STORAGE_SIZE);
             int len = SockAddr.write(address, sa, ipv6);
-            return NativeIoException.check(h.syncCall(IoUringConstants.IORING_OP_BIND,
-                (q, ud) -> q.useFixedFile(q.prepBind(s, sa.address(), len, ud), s)), "bind " + address);
+            return NativeIoException.check(h.syncCalls().call(IoUringConstants.IORING_OP_BIND,
+                (q, ud) -> q.setFixedFileSlot(q.prepBind(s, sa.address(), len, ud), s)), "bind " + address);
         });
     }
 
@@ -737,7 +724,7 @@ final class StreamSocket {
      * takes exactly the address's length ({@code length}: 16 for IPv4, 28 for IPv6).
      */
     SocketAddress directDescriptorPeerAddress(int length) throws NativeIoException {
-        return onSlot((h, s) -> SockAddr.read(h.syncArea(), NativeIoException.check(sockCmd(h, s,
+        return onSlot((h, s) -> SockAddr.read(h.syncCalls().area(), NativeIoException.check(sockCmd(h, s,
             IoUringConstants.SOCKET_URING_OP_GETSOCKOPT, SocketConstants.SOL_SOCKET, SocketConstants.SO_PEERNAME,
             length), "getsockopt(SO_PEERNAME)")));
     }
@@ -749,8 +736,8 @@ final class StreamSocket {
             NativeIoException.check(Libc.shutdown(f, how), what);
             return;
         }
-        onSlot((h, s) -> NativeIoException.check(h.syncCall(IoUringConstants.IORING_OP_SHUTDOWN,
-            (q, ud) -> q.useFixedFile(q.prepShutdown(s, how, ud), s)), what));
+        onSlot((h, s) -> NativeIoException.check(h.syncCalls().call(IoUringConstants.IORING_OP_SHUTDOWN,
+            (q, ud) -> q.setFixedFileSlot(q.prepShutdown(s, how, ud), s)), what));
     }
 
     /** shutdown(SHUT_RD) after the peer's EOF, its result not needed: a direct descriptor's SQE is not waited for. */
@@ -761,7 +748,7 @@ final class StreamSocket {
         if (f != DIRECT_DESCRIPTOR_FD) {
             Libc.shutdown(f, SocketConstants.SHUT_RD);
         } else if (h != null && s >= 0 && r != null && r.handler() == h && r.reserveSqe()) {
-            r.sq().useFixedFile(r.sq().prepShutdown(s, SocketConstants.SHUT_RD,
+            r.sq().setFixedFileSlot(r.sq().prepShutdown(s, SocketConstants.SHUT_RD,
                 UserData.encode(UserData.HANDLER_ID, IoUringConstants.IORING_OP_SHUTDOWN, 0)), s);
         }
     }

@@ -14,9 +14,23 @@ final class TestHooks {
 
     /**
      * Whether client channels made now leave their socket to the loop they join (see
-     * {@link StreamSocket#clientSocketsInSlots()}); null: the system property decides.
+     * {@link FixedFileTable#clientSocketsInSlots()}); null: the system property decides.
      */
     static volatile Boolean clientSocketsInSlots;
+
+    /** The loop whose next {@link #refuseSqes} reservations fail as if the kernel refused (see {@link #refuseSqes}). */
+    static volatile RingwireIoHandler refusingLoop;
+    /** How many more SQE reservations {@link #refusingLoop} refuses; counted down on that loop only. */
+    static int refuseSqes;
+
+    /**
+     * The next {@code n} {@link RingwireIoHandler#reserveSqe()} calls of {@code loop} fail as if the kernel refused;
+     * on that loop.
+     */
+    static void refuseSqes(RingwireIoHandler loop, int n) {
+        refuseSqes = n;
+        refusingLoop = loop;
+    }
 
     private TestHooks() { }
 }

@@ -52,8 +52,8 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
         // take what the loop's scratch space has left this iteration (at least a few iovecs per flushed message, at
         // most IOV_MAX), so that a composite of many components fits; what stays unused is given back below
         int atLeast = Math.min(Math.max(in.size(), 1) * 4, IOV_MAX);
-        int cap = (int) Math.max(atLeast, Math.min(IOV_MAX, (loop.scratchRemaining() - MSGHDR_SIZE) / 16));
-        long region = loop.scratch(MSGHDR_SIZE + 16 * cap);
+        int cap = (int) Math.max(atLeast, Math.min(IOV_MAX, (loop.scratch().remaining() - MSGHDR_SIZE) / 16));
+        long region = loop.scratch().take(MSGHDR_SIZE + 16 * cap);
         iovBase = region + MSGHDR_SIZE;
         iovCount = 0;
         iovBytes = 0;
@@ -64,10 +64,10 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
         try {
             in.forEachFlushedMessage(this);
         } catch (Exception e) {
-            loop.scratchGiveBack(region, MSGHDR_SIZE + 16 * cap, 0);
+            loop.scratch().giveBack(region, MSGHDR_SIZE + 16 * cap, 0);
             throw e;
         }
-        loop.scratchGiveBack(region, MSGHDR_SIZE + 16 * cap, iovCount == 0 ? 0 : MSGHDR_SIZE + 16 * iovCount);
+        loop.scratch().giveBack(region, MSGHDR_SIZE + 16 * cap, iovCount == 0 ? 0 : MSGHDR_SIZE + 16 * iovCount);
         if (iovCount > 0) {
             RawMemory.putLong(iovBase + 16L * (iovCount - 1) + 8, lastLength);
             // struct msghdr { name, namelen, iov, iovlen, control, controllen, flags }: only the iovecs are set
@@ -88,7 +88,7 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
 
     /** @return the msghdr the last {@link #gather} filled, for a synchronous sendmsg(2) */
     MemorySegment msghdrSegment() {
-        MemorySegment scratch = loop.scratchSegment();
+        MemorySegment scratch = loop.scratch().segment();
         return scratch.asSlice(msghdr() - scratch.address(), MSGHDR_SIZE);
     }
 

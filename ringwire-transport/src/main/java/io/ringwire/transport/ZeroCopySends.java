@@ -67,11 +67,11 @@ final class ZeroCopySends {
         short report = (short) (IoUringConstants.IORING_SEND_ZC_REPORT_USAGE | TestHooks.zeroCopySqeFlags);
         StreamSocket s = ch.socket;
         if (iovecs == 1) {
-            s.useFixedFile(r, q.prepSendZc(ch.fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
+            s.nameSlotOrFd(r, q.prepSendZc(ch.fd, g.firstAddress(), g.firstLength(), SocketConstants.MSG_NOSIGNAL,
                 report, r.nextUserData(IORING_OP_SEND_ZC, slot)));
             ch.startedWrite(IORING_OP_SEND_ZC, slot);
         } else {
-            s.useFixedFile(r, q.prepSendmsgZc(ch.fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
+            s.nameSlotOrFd(r, q.prepSendmsgZc(ch.fd, g.msghdr(), SocketConstants.MSG_NOSIGNAL, report,
                 r.nextUserData(IORING_OP_SENDMSG_ZC, slot)));
             ch.startedWrite(IORING_OP_SENDMSG_ZC, slot);
         }

@@ -404,9 +404,9 @@ class DirectDescriptorsTest {
         RingwireIoHandler h = (RingwireIoHandler) RingwireIoHandler.newFactory(RingwireIoHandlerConfig.builder()
             .directDescriptors(true).build()).newHandler(here);
         h.initialize();
-        assertEquals(0, h.syncCall(io.ringwire.uring.IoUringConstants.IORING_OP_NOP, (q, ud) -> q.prepNop(ud)));
+        assertEquals(0, h.syncCalls().call(io.ringwire.uring.IoUringConstants.IORING_OP_NOP, (q, ud) -> q.prepNop(ud)));
         h.destroy();
-        assertEquals(-io.ringwire.uring.Errno.EBADF, h.syncCall(io.ringwire.uring.IoUringConstants.IORING_OP_NOP,
+        assertEquals(-io.ringwire.uring.Errno.EBADF, h.syncCalls().call(io.ringwire.uring.IoUringConstants.IORING_OP_NOP,
             (q, ud) -> q.prepNop(ud)));
     }
 

@@ -101,7 +101,7 @@ class FeatureSwitchesTest {
             assertTrue((flags & IoUringConstants.IORING_SETUP_SINGLE_ISSUER) != 0, "SINGLE_ISSUER");
             assertTrue((flags & IoUringConstants.IORING_SETUP_NO_SQARRAY) != 0, "NO_SQARRAY");
             assertTrue(h.ringFdRegistered(), "ring fd registered");
-            assertTrue(h.recvBuffers() != null, "buffer ring");
+            assertTrue(h.receiveBuffers().bufferRing() != null, "buffer ring");
             assertTrue(c.directRecvs() > 0, () -> "the burst went direct: " + c);
             assertTrue(c.fixedFileSlots() > 0, () -> "a fixed-file table: " + c);
             // multishot: the ping-pong's receives need no re-arm, so fewer SQEs than receives plus writes
@@ -146,7 +146,7 @@ class FeatureSwitchesTest {
     @Test
     void bufferRingOff() throws Exception {
         pingPong(b -> b.bufferRing(false), (h, c) -> {
-            assertNull(h.recvBuffers(), "no ring registered");
+            assertNull(h.receiveBuffers().bufferRing(), "no ring registered");
             assertTrue(c.recvs() > 0 && c.directRecvs() >= c.recvs(), () -> "every receive direct: " + c);
         });
     }

@@ -32,7 +32,7 @@ class SlotMovesAtShutdownTest {
 
     @BeforeAll
     static void directDescriptors() {
-        assumeTrue(IoUringProbe.get().missingForDirectDescriptors().isEmpty(),
+        assumeTrue(IoUringProbe.get().isDirectDescriptorsSupported(),
             "kernel lacks what direct descriptors need: " + IoUringProbe.get().missingForDirectDescriptors());
     }
 
@@ -54,10 +54,10 @@ class SlotMovesAtShutdownTest {
     /** @return a new socket in a slot of {@code h}'s table (SOCKET), on its loop */
     private static int newSlot(EventLoop loop, RingwireIoHandler h) throws Exception {
         return loop.submit(() -> {
-            int slot = h.syncCall(IoUringConstants.IORING_OP_SOCKET, (q, ud) -> q.prepSocketDirect(
+            int slot = h.syncCalls().call(IoUringConstants.IORING_OP_SOCKET, (q, ud) -> q.prepSocketDirect(
                 SocketConstants.AF_INET, SocketConstants.SOCK_STREAM | SocketConstants.SOCK_NONBLOCK, 0, -1, ud));
             assertTrue(slot >= 0, "SOCKET into a slot: " + slot);
-            h.slotTaken();
+            h.fileTable().slotTaken();
             return slot;
         }).get();
     }
@@ -85,14 +85,14 @@ class SlotMovesAtShutdownTest {
             RingwireIoHandler hB = handlerOf(b);
             int slot = newSlot(loopA, hA);
             CompletableFuture<Integer> arrived = new CompletableFuture<>();
-            long targetUserData = loopB.submit(() -> hB.expectSlot(arrived::complete)).get();
+            long targetUserData = loopB.submit(() -> hB.slotMoves().expectSlot(arrived::complete)).get();
             CompletableFuture<Integer> sent = new CompletableFuture<>();
             loopA.submit(() -> {
-                hA.refuseSqes = 1; // the SQ refuses the MSG_RING: it waits for the loop's next iteration
-                hA.sendSlot(slot, hB, targetUserData, res -> {
+                TestHooks.refuseSqes(hA, 1); // the SQ refuses the MSG_RING: it waits for the loop's next iteration
+                hA.slotMoves().sendSlot(slot, hB, targetUserData, res -> {
                     sent.complete(res);
                     if (res < 0) {
-                        loopB.execute(() -> hB.slotNotComing(targetUserData, res));
+                        loopB.execute(() -> hB.slotMoves().slotNotComing(targetUserData, res));
                     }
                 });
                 a.shutdownGracefully(0, 0, TimeUnit.SECONDS); // ... which never comes
@@ -101,7 +101,7 @@ class SlotMovesAtShutdownTest {
             int arrivedRes = within10s(arrived, "the receiver's expectation");
             if (arrivedRes >= 0) {
                 assertEquals(arrivedRes, sentRes, "the slot it arrived in");
-                loopB.submit(() -> hB.closeSlot(arrivedRes)).get();
+                loopB.submit(() -> hB.fileTable().closeSlot(arrivedRes)).get();
             }
         } finally {
             a.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
@@ -124,7 +124,7 @@ class SlotMovesAtShutdownTest {
             RingwireIoHandler hB = handlerOf(b);
             int slot = newSlot(loopA, hA);
             CompletableFuture<Integer> arrivedB = new CompletableFuture<>();
-            long targetUserData = b.next().submit(() -> hB.expectSlot(arrivedB::complete)).get();
+            long targetUserData = b.next().submit(() -> hB.slotMoves().expectSlot(arrivedB::complete)).get();
             int fdB = ringFd(hB);
             b.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
             assertTrue(within10s(arrivedB, "B's expectation") < 0, "B ended before the move: its expectation failed");
@@ -132,10 +132,10 @@ class SlotMovesAtShutdownTest {
             RingwireIoHandler hC = handlerOf(c);
             assumeTrue(ringFd(hC) == fdB, "the new ring did not get the ended one's fd number");
             CompletableFuture<Integer> arrivedC = new CompletableFuture<>();
-            long expectedByC = c.next().submit(() -> hC.expectSlot(arrivedC::complete)).get();
+            long expectedByC = c.next().submit(() -> hC.slotMoves().expectSlot(arrivedC::complete)).get();
             assertEquals(targetUserData, expectedByC, "C expects a move under the same user_data");
             CompletableFuture<Integer> sent = new CompletableFuture<>();
-            loopA.submit(() -> hA.sendSlot(slot, hB, targetUserData, sent::complete)).get();
+            loopA.submit(() -> hA.slotMoves().sendSlot(slot, hB, targetUserData, sent::complete)).get();
             int sentRes = within10s(sent, "the sender's MSG_RING");
             Integer landed = arrivedC.getNow(null);
             if (landed == null) {
@@ -144,7 +144,7 @@ class SlotMovesAtShutdownTest {
             }
             if (landed != null && landed >= 0) {
                 int s = landed;
-                c.next().submit(() -> hC.closeSlot(s)).get();
+                c.next().submit(() -> hC.fileTable().closeSlot(s)).get();
             }
             assertEquals(null, landed, "C's own expectation answered by the move meant for B (its slot)");
             assertTrue(sentRes < 0, "the move to the ended loop failed: " + sentRes);

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (each client sees EOF), every server channel's registration finished, and the loop still serves.
  *
  * <p>Linux 6.x's io_uring_enter takes SQEs even then, so the refusal itself is injected in the second test
- * ({@link RingwireIoHandler#refuseSqes}): hundreds of refused receives, sends and cancels, and every echo still comes
+ * ({@link TestHooks#refuseSqes}): hundreds of refused receives, sends and cancels, and every echo still comes
  * back whole and every registration still ends.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -91,7 +91,7 @@ class SqFullTest {
             for (int round = 0; round < 3; round++) {
                 // the next 500 SQEs the loop asks for are refused, whichever they are: re-arms, sends, cancels; the
                 // round's sends all come after, so its echoes need every one of those refusals to be retried
-                server.eventLoop().submit(() -> handler.refuseSqes = 500).get();
+                server.eventLoop().submit(() -> TestHooks.refuseSqes(handler, 500)).get();
                 for (int c = 0; c < CONNECTIONS; c++) {
                     clients.get(c).getOutputStream().write(message(c, round));
                 }
@@ -100,7 +100,7 @@ class SqFullTest {
                         "connection " + c + ", round " + round);
                 }
             }
-            server.eventLoop().submit(() -> handler.refuseSqes = 500).get();
+            server.eventLoop().submit(() -> TestHooks.refuseSqes(handler, 500)).get();
             for (Socket s : clients) {
                 s.close(); // the server's channels see EOF and close: their cancels meet refusals too
             }

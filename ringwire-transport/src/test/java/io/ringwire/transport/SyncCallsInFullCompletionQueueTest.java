@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Synchronous calls (an SQE submitted and its result waited for, {@link RingwireIoHandler#syncCall}) made by
+ * Synchronous calls (an SQE submitted and its result waited for, {@link SyncCalls#call}) made by
  * completion handlers while the loop hands out a batch that filled its CQ: 16 entries, and 200 connections' data
  * completing at once, so the kernel keeps most completions on its overflow list. A call's operation runs whatever the
  * CQ holds; the call must then get its result, so that its effect is handled: a close sends what was flushed (SENDMSG)
@@ -213,7 +213,7 @@ class SyncCallsInFullCompletionQueueTest {
     private static List<String> everyClientGetsItsMessageOnceThenEof(EchoOnceAndClose handler,
                                                                      java.util.function.Consumer<ServerBootstrap> options,
                                                                      boolean echoed) throws Exception {
-        assumeTrue(IoUringProbe.get().missingForDirectDescriptors().isEmpty(),
+        assumeTrue(IoUringProbe.get().isDirectDescriptorsSupported(),
             "kernel lacks what direct descriptors need: " + IoUringProbe.get().missingForDirectDescriptors());
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RingwireIoHandler.newFactory(SMALL_DIRECT));
         List<Socket> clients = new ArrayList<>();

@@ -46,9 +46,9 @@ class UnknownRegistrationCompletionTest extends OneLoopTestBase {
                         OutputStream out = peer[0].getOutputStream();
                         out.write('x');
                         out.flush();
-                        BufferRing ring = handler.recvBuffers();
+                        BufferRing ring = handler.receiveBuffers().bufferRing();
                         long returned = ring.returned();
-                        handler.sq().prepRecvBufferSelect(fd, RingwireIoHandler.RECV_BUFFER_GROUP, 0,
+                        handler.sq().prepRecvBufferSelect(fd, ReceiveBuffers.GROUP, 0,
                             UserData.encode(Integer.MAX_VALUE, IoUringConstants.IORING_OP_RECV, 0));
                         return returned;
                     }).get();
@@ -57,7 +57,7 @@ class UnknownRegistrationCompletionTest extends OneLoopTestBase {
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                     long after;
                     do {
-                        after = ch.eventLoop().submit(() -> handler.recvBuffers().returned()).get();
+                        after = ch.eventLoop().submit(() -> handler.receiveBuffers().bufferRing().returned()).get();
                     } while (after == before && System.nanoTime() < deadline);
                     assertEquals(before + 1, after, "the buffer the unknown registration's receive took is back");
                 } finally {

@@ -362,7 +362,7 @@ public final class IoUring implements AutoCloseable {
 
     /**
      * Registers an empty table of {@code slots} fixed files ({@code IORING_REGISTER_FILES2} with
-     * {@code IORING_RSRC_REGISTER_SPARSE} [5.19]). An SQE that names a slot ({@link SubmissionQueue#useFixedFile})
+     * {@code IORING_RSRC_REGISTER_SPARSE} [5.19]). An SQE that names a slot ({@link SubmissionQueue#setFixedFileSlot})
      * instead of an fd skips the fd table look-up and the file's reference count on every issue ({@code fget} and
      * {@code fput}). With a single issuer, call it from that thread.
      *

@@ -40,7 +40,6 @@ public final class IoUringProbe {
     private final boolean multishotAccept;
     private final boolean multishotRecv;
     private final boolean bufferRing;
-    private final boolean registeredRingFd;
     /** What {@link #probeDirectDescriptors} found: {@code DIRECT_*} bits. */
     private final int direct;
 
@@ -92,7 +91,6 @@ public final class IoUringProbe {
         this.multishotAccept = accept;
         this.multishotRecv = recv;
         this.bufferRing = pbuf;
-        this.registeredRingFd = ringFd;
         this.direct = directFound;
 
         addSetup(list, "SINGLE_ISSUER", IORING_SETUP_SINGLE_ISSUER, "6.0", true);
@@ -238,11 +236,6 @@ public final class IoUringProbe {
         return bufferRing;
     }
 
-    /** @return whether the ring fd can be registered [5.18] */
-    public boolean isRegisteredRingFdSupported() {
-        return registeredRingFd;
-    }
-
     private boolean has(int bit) {
         return (direct & bit) == bit;
     }
@@ -276,6 +269,16 @@ public final class IoUringProbe {
         return missing;
     }
 
+    /**
+     * The one check of whether connections can live in direct descriptors (sockets only in a ring's fixed-file table);
+     * {@link #missingForDirectDescriptors()} says what is missing when they cannot.
+     *
+     * @return whether this kernel has everything direct descriptors need
+     */
+    public boolean isDirectDescriptorsSupported() {
+        return missingForDirectDescriptors().isEmpty();
+    }
+
     /** @return whether SOCKET can create a socket straight into a slot [5.19] (client connections without an fd) */
     public boolean isSocketDirectSupported() {
         return has(DIRECT_SOCKET);
@@ -284,11 +287,6 @@ public final class IoUringProbe {
     /** @return whether BIND works on a slot [6.11]; without it a slot is bound through an fd installed for the call */
     public boolean isBindSupported() {
         return has(DIRECT_BIND);
-    }
-
-    /** @return whether URING_CMD reads a socket's own and peer's address [6.19]; without it, through an fd */
-    public boolean isGetsocknameCmdSupported() {
-        return has(DIRECT_GETSOCKNAME);
     }
 
     /** @return the items Ringwire relies on that this kernel lacks, each with the version that brings it */
@@ -470,13 +468,13 @@ public final class IoUringProbe {
             if (ops[IORING_OP_URING_CMD]) {
                 long sqe = ring.sq().prepCmdSock(SOCKET_URING_OP_GETSOCKOPT, slot, SocketConstants.SOL_SOCKET,
                     SocketConstants.SO_TYPE, v.address(), 4, 3);
-                ring.sq().useFixedFile(sqe, slot);
+                ring.sq().setFixedFileSlot(sqe, slot);
                 if (awaitResult(ring, 3) == 4 && v.get(JAVA_INT, 0) == SocketConstants.SOCK_STREAM) {
                     found |= DIRECT_SOCKOPT;
                 }
                 v.set(JAVA_INT, 8, 64);
                 sqe = ring.sq().prepGetsockname(slot, v.address() + 16, v.address() + 8, true, 4);
-                ring.sq().useFixedFile(sqe, slot);
+                ring.sq().setFixedFileSlot(sqe, slot);
                 if (awaitResult(ring, 4) == 0) {
                     found |= DIRECT_GETSOCKNAME;
                 }
@@ -510,7 +508,7 @@ public final class IoUringProbe {
                         int len = SockAddr.write(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), sa,
                             false);
                         long sqe = ring.sq().prepBind(socketSlot, sa.address(), len, 9);
-                        ring.sq().useFixedFile(sqe, socketSlot);
+                        ring.sq().setFixedFileSlot(sqe, socketSlot);
                         if (awaitResult(ring, 9) == 0) {
                             found |= DIRECT_BIND;
                         }

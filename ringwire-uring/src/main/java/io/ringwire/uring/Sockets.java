@@ -5,7 +5,6 @@ import java.lang.foreign.MemorySegment;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.UnixDomainSocketAddress;
 
 import static io.ringwire.uring.SocketConstants.*;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -27,21 +26,6 @@ public final class Sockets {
      */
     public static int open(int family, int type) throws NativeIoException {
         return NativeIoException.check(Libc.socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), "socket");
-    }
-
-    /**
-     * @param address where the socket will bind or connect
-     * @return the family to open for it: AF_UNIX, AF_INET6 (also for IPv4 when the host prefers a dual stack)
-     *         or AF_INET
-     */
-    public static int familyFor(SocketAddress address) {
-        if (address instanceof UnixDomainSocketAddress) {
-            return AF_UNIX;
-        }
-        if (address instanceof InetSocketAddress inet && inet.getAddress() instanceof Inet6Address) {
-            return AF_INET6;
-        }
-        return AF_INET;
     }
 
     /**

@@ -274,7 +274,7 @@ public final class SubmissionQueue {
      * @param sqe  an offset from a {@code prep*} method
      * @param slot the slot holding the same file
      */
-    public void useFixedFile(long sqe, int slot) {
+    public void setFixedFileSlot(long sqe, int slot) {
         RawMemory.putInt(sqesAddress + sqe + FD_OFFSET, slot);
         addFlags(sqe, IOSQE_FIXED_FILE);
     }
@@ -581,20 +581,6 @@ public final class SubmissionQueue {
     }
 
     /**
-     * WRITE ({@code io_uring_prep_write}).
-     *
-     * @param fd       file, pipe, eventfd or socket
-     * @param addr     source
-     * @param len      bytes
-     * @param offset   file offset, or -1
-     * @param userData passed back in the CQE
-     * @return the SQE
-     */
-    public long prepWrite(int fd, long addr, int len, long offset, long userData) {
-        return prepRw(IORING_OP_WRITE, fd, addr, len, offset, userData);
-    }
-
-    /**
      * CONNECT ({@code io_uring_prep_connect}).
      *
      * @param fd       non-blocking socket
@@ -693,65 +679,6 @@ public final class SubmissionQueue {
     }
 
     /**
-     * TIMEOUT_REMOVE ({@code io_uring_prep_timeout_remove}).
-     *
-     * @param targetUserData the timeout's user_data
-     * @param userData       passed back in this SQE's CQE
-     * @return the SQE
-     */
-    public long prepTimeoutRemove(long targetUserData, long userData) {
-        return prepRw(IORING_OP_TIMEOUT_REMOVE, -1, targetUserData, 0, 0, userData);
-    }
-
-    /**
-     * LINK_TIMEOUT ({@code io_uring_prep_link_timeout}): bounds the SQE before it, which must carry
-     * {@link IoUringConstants#IOSQE_IO_LINK}; that one then fails with {@code -ECANCELED} if the time passes.
-     *
-     * @param timespecAddr address of a {@link KernelTimespec}
-     * @param timeoutFlags {@code IORING_TIMEOUT_*}
-     * @param userData     passed back in this SQE's CQE
-     * @return the SQE
-     */
-    public long prepLinkTimeout(long timespecAddr, int timeoutFlags, long userData) {
-        long sqe = prepRw(IORING_OP_LINK_TIMEOUT, -1, timespecAddr, 1, 0, userData);
-        opFlags(sqe, timeoutFlags);
-        return sqe;
-    }
-
-    /**
-     * SPLICE [5.7] ({@code io_uring_prep_splice}); one side must be a pipe.
-     *
-     * @param fdIn        source
-     * @param offIn       source offset, or -1
-     * @param fdOut       destination
-     * @param offOut      destination offset, or -1
-     * @param len         bytes
-     * @param spliceFlags {@code SPLICE_F_*}
-     * @param userData    passed back in the CQE
-     * @return the SQE
-     */
-    public long prepSplice(int fdIn, long offIn, int fdOut, long offOut, int len, int spliceFlags, long userData) {
-        long sqe = prepRw(IORING_OP_SPLICE, fdOut, offIn, len, offOut, userData);
-        RawMemory.putInt(sqesAddress + sqe + FILE_INDEX_OFFSET, fdIn); // splice_fd_in
-        opFlags(sqe, spliceFlags);
-        return sqe;
-    }
-
-    /**
-     * SOCKET [5.19] ({@code io_uring_prep_socket}).
-     *
-     * @param domain   {@code AF_*}
-     * @param type     {@code SOCK_*}
-     * @param protocol usually 0
-     * @param userData passed back in the CQE (res = the new fd)
-     * @return the SQE
-     */
-    public long prepSocket(int domain, int type, int protocol, long userData) {
-        // liburing: io_uring_prep_rw(IORING_OP_SOCKET, sqe, domain, NULL, protocol, type)
-        return prepRw(IORING_OP_SOCKET, domain, 0, protocol, type, userData);
-    }
-
-    /**
      * SOCKET into a direct descriptor [5.19] ({@code io_uring_prep_socket_direct}): the new socket goes into a slot
      * of the ring's fixed-file table and never gets an fd.
      *
@@ -763,7 +690,8 @@ public final class SubmissionQueue {
      * @return the SQE
      */
     public long prepSocketDirect(int domain, int type, int protocol, int slot, long userData) {
-        long sqe = prepSocket(domain, type, protocol, userData);
+        // liburing: io_uring_prep_rw(IORING_OP_SOCKET, sqe, domain, NULL, protocol, type)
+        long sqe = prepRw(IORING_OP_SOCKET, domain, 0, protocol, type, userData);
         RawMemory.putInt(sqesAddress + sqe + FILE_INDEX_OFFSET, slot < 0 ? IORING_FILE_INDEX_ALLOC : slot + 1);
         return sqe;
     }
@@ -771,7 +699,7 @@ public final class SubmissionQueue {
     /**
      * BIND [6.11] ({@code io_uring_prep_bind}).
      *
-     * @param fd       socket (or a slot, with {@link #useFixedFile})
+     * @param fd       socket (or a slot, with {@link #setFixedFileSlot})
      * @param addr     address of a sockaddr (the kernel copies it at submission)
      * @param addrLen  its length
      * @param userData passed back in the CQE
@@ -831,7 +759,7 @@ public final class SubmissionQueue {
 
     /**
      * URING_CMD on a socket [6.7] ({@code io_uring_prep_cmd_sock}): getsockopt or setsockopt without an fd when
-     * the SQE names a fixed-file slot ({@link #useFixedFile}). {@code SOCKET_URING_OP_GETSOCKOPT} takes only
+     * the SQE names a fixed-file slot ({@link #setFixedFileSlot}). {@code SOCKET_URING_OP_GETSOCKOPT} takes only
      * {@code SOL_SOCKET} (others: EOPNOTSUPP) and completes with the option's length; SETSOCKOPT takes any level.
      *
      * @param cmdOp    {@code SOCKET_URING_OP_*}
@@ -892,19 +820,5 @@ public final class SubmissionQueue {
         RawMemory.putLong(a + ADDR3_OFFSET, sourceSlot & 0xFFFFFFFFL);
         RawMemory.putInt(a + FILE_INDEX_OFFSET, IORING_FILE_INDEX_ALLOC);
         return sqe;
-    }
-
-    /**
-     * MSG_RING [5.18] ({@code io_uring_prep_msg_ring}): posts a CQE with {@code res = value} and
-     * {@code user_data = targetUserData} on another ring; a cheap cross-ring wake-up.
-     *
-     * @param targetRingFd   the other ring's fd
-     * @param value          its CQE's res
-     * @param targetUserData its CQE's user_data
-     * @param userData       passed back in this ring's CQE
-     * @return the SQE
-     */
-    public long prepMsgRing(int targetRingFd, int value, long targetUserData, long userData) {
-        return prepRw(IORING_OP_MSG_RING, targetRingFd, IORING_MSG_DATA, value, targetUserData, userData);
     }
 }

@@ -17,8 +17,8 @@ import java.util.function.Consumer;
 public final class Planning {
     private Planning() { }
 
-    /** Descriptors besides the connections: the JVM's own (jars, pipes, epoll/io_uring, the listener). */
-    static final int SPARE_FDS = 1000;
+    /** Descriptors besides the connections (see {@link LoadGenerator#SPARE_FDS}). */
+    static final int SPARE_FDS = LoadGenerator.SPARE_FDS;
 
     /**
      * @param servers servers a workload asked for

@@ -899,8 +899,11 @@ public final class LoadGenerator implements Generator {
         return this;
     }
 
-    /** Descriptors the generator's JVM keeps beside its connections (jars, the rings, the lab's own). */
-    static final int FD_SPARE = 1000;
+    /**
+     * Descriptors a JVM of the lab keeps beside its connections (jars, pipes, epoll or io_uring, the listener): the
+     * generator's and each server's.
+     */
+    public static final int SPARE_FDS = 1000;
 
     /**
      * @return whether {@code conns} connections go in direct descriptors: when they and the JVM's own would not fit
@@ -908,7 +911,7 @@ public final class LoadGenerator implements Generator {
      */
     static boolean holdsDirect(int conns) {
         try {
-            if (conns + FD_SPARE <= io.ringwire.uring.OpenFileLimit.current().soft()) {
+            if (conns + SPARE_FDS <= io.ringwire.uring.OpenFileLimit.current().soft()) {
                 return false;
             }
         } catch (NativeIoException e) {
@@ -920,7 +923,7 @@ public final class LoadGenerator implements Generator {
     /** @return whether the kernel has what connections in direct descriptors need (SOCKET, BIND, URING_CMD) */
     public static boolean directAvailable() {
         IoUringProbe p = IoUringProbe.get();
-        return p.missingForDirectDescriptors().isEmpty() && p.isSocketDirectSupported() && p.isBindSupported();
+        return p.isDirectDescriptorsSupported() && p.isSocketDirectSupported() && p.isBindSupported();
     }
 
     /** One io_uring of the generator and the connections it carries (a range of them). */
@@ -982,7 +985,7 @@ public final class LoadGenerator implements Generator {
         /** Names the connection's socket in {@code sqe}: its fd, or in direct mode its slot (the fd field holds it). */
         private void named(Shard sh, long sqe, Conn c) {
             if (direct) {
-                sh.sq.useFixedFile(sqe, c.fd);
+                sh.sq.setFixedFileSlot(sqe, c.fd);
             }
         }
 

@@ -67,7 +67,7 @@ public final class RingwireSocketTestPermutation extends SocketTestPermutation {
     static final EventLoopGroup RINGWIRE_DIRECT_WORKER = directGroup(NUM_THREADS, "testsuite-ringwire-direct-worker");
 
     private static EventLoopGroup directGroup(int threads, String name) {
-        if (!IoUringProbe.get().missingForDirectDescriptors().isEmpty()) {
+        if (!IoUringProbe.get().isDirectDescriptorsSupported()) {
             return null;
         }
         return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true),
