@@ -417,13 +417,13 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return;
         }
         RingwireIoHandler h = r.handler();
-        boolean ownBuffer = h.receiveBuffers() == null || config.isAutoRead() && bulk || ringDry;
+        boolean ownBuffer = h.receiveBuffers().bufferRing() == null || config.isAutoRead() && bulk || ringDry;
         if (ownBuffer && armOwnBufferRecv(r)) {
             if (ringDry) {
                 ringDry = false;
                 h.counters().dryRingFallbacks++;
             }
-        } else if (ownBuffer && h.receiveBuffers() == null) {
+        } else if (ownBuffer && h.receiveBuffers().bufferRing() == null) {
             throw new IllegalStateException("bufferRing is off, and the channel's allocator gives direct buffers "
                 + "without a single native address to receive into: " + config.getAllocator());
         } else if (config.isAutoRead() && h.config().multishotRecv()) {
