@@ -36,7 +36,7 @@ import java.util.concurrent.Callable;
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
         Lab.UdpEcho.class, Lab.Quic.class, Lab.TlsEcho.class, Lab.DomainEcho.class, Lab.Files.class, Lab.Conns.class,
-        Lab.Redis.class, Lab.Http.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
+        Lab.Redis.class, RedisClientCommand.class, Lab.Http.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
         Lab.CompareCommand.class, Lab.SoakCommand.class, Sweep.class},
     description = {"Ringwire's lab: the seeds' experiments, every I/O model side by side, on this machine.",
         "",
@@ -87,7 +87,8 @@ public final class Lab implements Callable<Integer> {
                 + "to 200 µs more latency); for http also vertx-ringwire, vertx-io_uring, vertx-epoll (Vert.x's "
                 + "HTTP server on each of its transports) and webflux-ringwire, webflux-epoll (a Spring Boot WebFlux "
                 + "application on Ringwire and on Reactor Netty's epoll); for echo and the frame workloads also "
-                + "c-io_uring and c-epoll, the lab's C reference servers (built with gcc and liburing on first use)")
+                + "c-io_uring and c-epoll, the lab's C reference servers (built with gcc and liburing on first use); "
+                + "for redis-client the clients: lettuce-ringwire, lettuce-epoll, lettuce-io_uring (the default there)")
         List<String> servers;
 
         @Option(names = "--rounds", defaultValue = "2", description = "rounds; server order reverses each round "
