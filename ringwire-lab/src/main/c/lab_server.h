@@ -3,8 +3,8 @@
  * byte buffers, the framing of the rpc-backend shape, and the lab's control lines on stdin.
  *
  * Command line: <server> <port> <echo|frames>. The server binds 127.0.0.1:<port> only, prints "READY <port>" on
- * stdout, and answers the lab's lines on stdin as the Java servers do (io.ringwire.lab.ServerStats): RESET -> "OK",
- * STATS -> "STATS key=value ..." (its own counters since RESET), LIVE -> "LIVE", CONNS -> "CONNS
+ * stdout, and answers the lab's lines on stdin as the Java servers do (io.ringwire.lab.server.ServerStats): RESET
+ * -> "OK", STATS -> "STATS key=value ..." (its own counters since RESET), LIVE -> "LIVE", CONNS -> "CONNS
  * directDescriptors=0"; anything else -> "ERROR unknown command '...'". At the end of stdin it exits, so that a server
  * the lab no longer speaks to does not go on holding its core and its port.
  *
@@ -30,7 +30,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/** Frames longer than this in all (header included) close the connection: io.ringwire.lab.LabServer.MAX_FRAME. */
+/**
+ * Frames longer than this in all (header included) close the connection: io.ringwire.lab.server.LabServer.MAX_FRAME.
+ */
 #define MAX_FRAME (1u << 20)
 
 enum mode { MODE_ECHO, MODE_FRAMES };

@@ -12,9 +12,13 @@ import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The command line parses into what the workloads get; nothing runs. */
@@ -150,6 +154,36 @@ class LabCommandLineTest {
         int code = new CommandLine(new Lab()).setErr(new PrintWriter(err))
             .setExecutionExceptionHandler((e, line, p) -> 2).execute("echo", "--servers", "netty-kqueue");
         assertEquals(2, code, "an unknown server is refused before anything starts");
+    }
+
+    @Test
+    void theHelpCitesEachPublishedSourceByTitleAndLinkAndNeverByAPrivateLabel() {
+        CommandLine lab = new CommandLine(new Lab());
+        Map<String, String> help = new LinkedHashMap<>();
+        help.put("lab", lab.getUsageMessage());
+        lab.getSubcommands().forEach((name, c) -> help.put(name, c.getUsageMessage()));
+        // the project's own names for the texts ("seed 001", "the seeds' experiments") mean nothing to a user
+        Pattern label = Pattern.compile("(?i)\\bseeds?\\b|\\bseed's\\b");
+        help.forEach((name, text) -> assertFalse(label.matcher(text).find(), () -> name + ": " + text));
+        // each workload's source by its title and link, as README.md's "Where Ringwire comes from" gives them
+        String netty = "https://netty.io/news/2020/11/16/io_uring-0-0-1-Final.html";
+        String rsocket = "https://jauntsdn.com/post/rpc-iouring/";
+        assertCites(help, "echo", "Netty/Incubator/Transport/Native/io_uring 0.0.1.Final released", netty);
+        for (String command : List.of("rpc-backend", "rpc-frontend", "single-stream", "conns")) {
+            assertCites(help, command, "IO_URING for Netty based RPC: quick analysis", rsocket);
+        }
+        assertCites(help, "redis", "如何评价Netty封装的io_uring?", ""); // the README gives it no link
+        assertCites(help, "cost-model", "io_uring vs epoll，谁在网络编程领域更胜一筹？",
+            "https://juejin.cn/post/7045098217121251335");
+        assertCites(help, "lab", "Kill the myth please. NIO is not faster than IO",
+            "http://mailinator.blogspot.com/2008/02/kill-myth-please-nio-is-not-faster-than.html");
+    }
+
+    /** Picocli wraps the help, so words are compared without the white space between them. */
+    private static void assertCites(Map<String, String> help, String command, String title, String link) {
+        String words = help.get(command).replaceAll("\\s+", "");
+        assertTrue(words.contains(title.replaceAll("\\s+", "")) && words.contains(link),
+            () -> command + " cites " + title + " " + link + ": " + help.get(command));
     }
 
     @Test

@@ -68,10 +68,15 @@ class OverviewTest {
         assertTrue(text.contains("ringwire starved 4 connections"), text);
         assertTrue(text.contains("ringwire-minwait: median latency 95 µs against ringwire's 95 µs"), text);
         assertTrue(text.contains("  CPU, ringwire-minwait"), "the variant beside ringwire at the fixed load: " + text);
-        assertTrue(text.contains("seed 001: netty io_uring 0.0.1 3.31× netty-epoll/NIO's req/s"), text);
-        assertTrue(text.contains("here, rate: netty-io_uring 1.00×, ringwire 1.00× netty-epoll's"), text);
-        assertTrue(text.contains("seed 000: io_uring 106× epoll's heap; here, heap peak: netty-io_uring 1.00×, "
-            + "ringwire 1.00× netty-epoll's"), text);
+        // each published figure by its source's name and link, then this machine's, wrapped where it is long
+        String flat = text.replaceAll("\\s+", " ");
+        assertTrue(flat.contains("Netty's announcement (https://netty.io/news/2020/11/16/io_uring-0-0-1-Final.html): "
+            + "netty io_uring 0.0.1 3.31× netty-epoll/NIO's req/s here, rate: netty-io_uring 1.00×, ringwire 1.00× "
+            + "netty-epoll's"), text);
+        assertTrue(flat.contains("The RSocket evaluation (https://jauntsdn.com/post/rpc-iouring/): io_uring 106× "
+            + "epoll's heap here, heap peak: netty-io_uring 1.00×, ringwire 1.00× netty-epoll's"), text);
+        assertFalse(java.util.regex.Pattern.compile("(?i)\\bseeds?\\b|\\bseed's\\b").matcher(text).find(),
+            () -> "the published texts by name and link, never by the project's own label: " + text);
         // and the tables and the run lines before it, within the same width
         ProgressTest.assertFits(report.text());
         assertFalse(report.text().contains("verdict:"), "the long sentences are for --wide: " + report.text());
@@ -132,7 +137,7 @@ class OverviewTest {
     }
 
     @Test
-    void theSeedsFigureIsSetBesideTheSameRatioWhereTheSeedGaveOne() {
+    void aPublishedFigureIsSetBesideTheSameRatioWhereItsTextGaveOne() {
         Experiment.Settings three = new Experiment.Settings(Lab.QUICK_SERVERS, 1, 2, 6, 3, 1);
         Experiment fixed = Workloads.echo(three, 500, 128, 1, 20_000);
         Experiment backend = Workloads.rpcBackend(three, 32, 1000, 32, 128);
@@ -143,11 +148,16 @@ class OverviewTest {
             }
         }
         List<Summary> summaries = Summary.of(runs);
-        assertNull(SeedFigure.against(summaries.get(0)), "seed 001 measured echo at saturation, not a fixed load");
-        assertEquals("seed 004: blocking threads 1.26× best NIO's req/s; not measured here: blocking-platform or "
-            + "netty-nio did not run", SeedFigure.against(summaries.get(1)).toString());
+        assertNull(SeedFigure.against(summaries.get(0)),
+            "Netty's announcement measured echo at saturation, not a fixed load");
+        String tyma = "Tyma's test "
+            + "(http://mailinator.blogspot.com/2008/02/kill-myth-please-nio-is-not-faster-than.html): blocking "
+            + "threads 1.26× best NIO's req/s";
+        assertEquals(tyma + "; not measured here: blocking-platform or netty-nio did not run",
+            SeedFigure.against(summaries.get(1)).toString());
         String text = Overview.of(summaries).text(null);
-        assertTrue(text.contains("\n  seed 004: blocking threads 1.26× best NIO's req/s; not measured here"),
-            "on one line: " + text);
+        assertTrue(text.replaceAll("\\s+", " ").contains(" " + tyma + " not measured here: blocking-platform or "
+            + "netty-nio did not run"), text);
+        ProgressTest.assertFits(text);
     }
 }

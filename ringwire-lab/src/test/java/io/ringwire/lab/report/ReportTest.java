@@ -113,11 +113,20 @@ class ReportTest {
         assertEquals(List.of("ringwire", "netty-epoll", "blocking-virtual"),
             echo.select("table.results tr[data-server]").stream().map(e -> e.attr("data-server")).toList());
         assertTrue(echo.selectFirst("p.verdict").text().contains("ringwire spends the least server CPU"));
-        // throughput, CPU per message, latency percentiles, memory, and the seed's own figure beside them
+        // throughput, CPU per message, latency percentiles, memory, and the published figure beside them, with its
+        // source's title and link as text (the page links to nothing)
         assertEquals(5, echo.select("svg.chart").size());
-        Element seed = echo.selectFirst("div.seed");
-        assertEquals("001", seed.attr("data-seed"));
-        assertTrue(seed.text().contains("267,371"), seed.text());
+        Element published = echo.selectFirst("div.published");
+        assertEquals("Netty's announcement", published.attr("data-source"));
+        assertTrue(published.text().contains("267,371"), published.text());
+        assertTrue(published.text().contains("Netty/Incubator/Transport/Native/io_uring 0.0.1.Final released, "
+            + "https://netty.io/news/2020/11/16/io_uring-0-0-1-Final.html"), published.text());
+        java.util.regex.Pattern label = java.util.regex.Pattern.compile("(?i)\\bseeds?\\b|\\bseed's\\b");
+        String terminal = report.text(LabReport.Detail.WIDE) + report.summaryText(null);
+        for (String text : List.of(doc.text(), terminal)) {
+            assertFalse(label.matcher(text).find(),
+                () -> "the published texts by name and link, never by the project's own label: " + text);
+        }
         // a bar per server in the throughput chart, carrying its value
         Element throughput = echo.select("svg.chart").get(0);
         assertEquals(List.of("1500.0000", "1500.0000", "1500.0000"),
@@ -160,8 +169,9 @@ class ReportTest {
         assertTrue(echo.child(2).text().endsWith("no measurable difference"), echo.text());
         assertEquals("not run", echo.child(3).text());
         assertTrue(report.summaryText(null).contains(Overview.cell(cell.cpu(), false)), report.summaryText(null));
-        assertTrue(echo.child(6).text().contains("seed 001: netty io_uring 0.0.1 3.31× netty-epoll/NIO's req/s; "
-            + "here, rate: ringwire 1.00× netty-epoll's"), echo.text());
+        assertTrue(echo.child(6).text().contains("Netty's announcement "
+            + "(https://netty.io/news/2020/11/16/io_uring-0-0-1-Final.html): netty io_uring 0.0.1 3.31× "
+            + "netty-epoll/NIO's req/s; here, rate: ringwire 1.00× netty-epoll's"), echo.text());
         assertTrue(overview.text().contains(Overview.HOW_TO_READ), overview.text());
     }
 
