@@ -239,6 +239,7 @@ public final class Lab implements Callable<Integer> {
      * @param args the command line
      */
     public static void main(String[] args) {
+        quietSlf4j();
         CommandLine cl = new CommandLine(new Lab());
         cl.setExecutionExceptionHandler((e, line, parsed) -> {
             StringBuilder why = new StringBuilder("lab: " + e.getMessage());
@@ -249,6 +250,19 @@ public final class Lab implements Callable<Integer> {
             return 2;
         });
         System.exit(cl.execute(args));
+    }
+
+    /**
+     * SLF4J's API is on the class path for Lettuce (redis-client), with no provider: it would warn on first use, in the
+     * lab's terminal output. Its no-operation provider, named, keeps it quiet; Netty then logs through
+     * java.util.logging as before (it declines SLF4J's no-operation factory). A setting given on the command line
+     * stays.
+     */
+    public static void quietSlf4j() {
+        if (System.getProperty("slf4j.provider") == null) {
+            System.setProperty("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
+            System.setProperty("slf4j.internal.verbosity", "WARN");
+        }
     }
 
     @Override
