@@ -10,8 +10,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The lab's packages by role (command line, experiments, load generators, servers, host, results, reports, cost
- * model, soak) depend on each other without a cycle, and results sit at the bottom: the report writers depend on
+ * The lab's packages by role (command line, experiments, load generators, servers, clients, host, results, reports,
+ * cost model, soak) depend on each other without a cycle, and results sit at the bottom: the report writers depend on
  * them, never the reverse.
  */
 class LabPackagesTest {
@@ -36,7 +36,7 @@ class LabPackagesTest {
         noClasses().that().resideInAPackage("io.ringwire.lab.results..").should().dependOnClassesThat()
             .resideInAnyPackage("io.ringwire.lab.cli..", "io.ringwire.lab.experiment..", "io.ringwire.lab.load..",
                 "io.ringwire.lab.server..", "io.ringwire.lab.host..", "io.ringwire.lab.report..",
-                "io.ringwire.lab.cost..", "io.ringwire.lab.soak..")
+                "io.ringwire.lab.cost..", "io.ringwire.lab.soak..", "io.ringwire.lab.client..")
             .check(LAB);
     }
 }

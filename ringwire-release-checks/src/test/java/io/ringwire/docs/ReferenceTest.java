@@ -426,7 +426,7 @@ class ReferenceTest {
                     + ")");
             }
         }
-        Pattern serverLike = Pattern.compile("(ringwire|netty|blocking|vertx|webflux|c)-[a-z_]+");
+        Pattern serverLike = Pattern.compile("(ringwire|netty|blocking|vertx|webflux|lettuce|c)-[a-z_]+");
         for (String span : named) {
             if (serverLike.matcher(span).matches() && !labels.contains(span)) {
                 problems.add("the --servers row names `" + span + "`, which is no server of the lab");

@@ -37,7 +37,7 @@ import java.util.concurrent.Callable;
 @Command(name = "lab", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Lab.Version.class,
     subcommands = {Lab.Echo.class, Lab.RpcBackend.class, Lab.RpcFrontend.class, Lab.SingleStream.class,
         Lab.UdpEcho.class, Lab.Quic.class, Lab.TlsEcho.class, Lab.DomainEcho.class, Lab.Files.class, Lab.Conns.class,
-        Lab.Redis.class, Lab.Http.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
+        Lab.Redis.class, RedisClientCommand.class, Lab.Http.class, Lab.CostModelCommand.class, Lab.All.class, Lab.ProbeCommand.class,
         Lab.CompareCommand.class, Lab.SoakCommand.class, Sweep.class},
     description = {"Ringwire's lab: the published experiments Ringwire comes from (README.md, \"Where Ringwire comes "
             + "from\"), every I/O model side by side, on this machine.",
@@ -90,7 +90,8 @@ public final class Lab implements Callable<Integer> {
                 + "to 200 µs more latency); for http also vertx-ringwire, vertx-io_uring, vertx-epoll (Vert.x's "
                 + "HTTP server on each of its transports) and webflux-ringwire, webflux-epoll (a Spring Boot WebFlux "
                 + "application on Ringwire and on Reactor Netty's epoll); for echo and the frame workloads also "
-                + "c-io_uring and c-epoll, the lab's C reference servers (built with gcc and liburing on first use)")
+                + "c-io_uring and c-epoll, the lab's C reference servers (built with gcc and liburing on first use); "
+                + "for redis-client the clients: lettuce-ringwire, lettuce-epoll, lettuce-io_uring (the default there)")
         List<String> servers;
 
         @Option(names = "--rounds", defaultValue = "2", description = "rounds; server order reverses each round "
@@ -241,6 +242,7 @@ public final class Lab implements Callable<Integer> {
      * @param args the command line
      */
     public static void main(String[] args) {
+        quietSlf4j();
         CommandLine cl = new CommandLine(new Lab());
         cl.setExecutionExceptionHandler((e, line, parsed) -> {
             StringBuilder why = new StringBuilder("lab: " + e.getMessage());
@@ -251,6 +253,19 @@ public final class Lab implements Callable<Integer> {
             return 2;
         });
         System.exit(cl.execute(args));
+    }
+
+    /**
+     * SLF4J's API is on the class path for Lettuce (redis-client), with no provider: it would warn on first use, in the
+     * lab's terminal output. Its no-operation provider, named, keeps it quiet; Netty then logs through
+     * java.util.logging as before (it declines SLF4J's no-operation factory). A setting given on the command line
+     * stays.
+     */
+    public static void quietSlf4j() {
+        if (System.getProperty("slf4j.provider") == null) {
+            System.setProperty("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
+            System.setProperty("slf4j.internal.verbosity", "WARN");
+        }
     }
 
     @Override

@@ -135,6 +135,8 @@ public final class Experiment {
     private final Protocol protocol;
     private final Settings settings;
     private final Driver driver;
+    /** Makes each run instead of {@link #runOnce}, or null. */
+    private final Runner runner;
     private PerConnection perConnection;
     private int primeSize;
     /** The longest priming, seconds ({@link #primingAtMost}). */
@@ -186,6 +188,10 @@ public final class Experiment {
      */
     public Experiment(String workload, String variant, Protocol protocol, Settings settings, Driver driver) {
         for (Competitor c : settings.servers()) {
+            if (c.client()) {
+                throw new IllegalArgumentException(c.label() + " is a client: it runs in the redis-client workload "
+                    + "only, not " + workload);
+            }
             if (c.httpOnly() && protocol != Protocol.HTTP) {
                 throw new IllegalArgumentException(c.label() + " serves the http workload only, not " + workload);
             }
@@ -203,6 +209,45 @@ public final class Experiment {
         this.protocol = protocol;
         this.settings = settings;
         this.driver = driver;
+        this.runner = null;
+    }
+
+    /**
+     * One run made otherwise than by loading a lab server: the redis-client workload's, where the measured process is
+     * a client JVM ({@link ClientRuns}).
+     */
+    public interface Runner {
+        /**
+         * @param competitor who runs
+         * @param round      its round
+         * @return the measured run
+         * @throws IOException          if a process cannot start or answer
+         * @throws InterruptedException if interrupted
+         */
+        RunResult run(Competitor competitor, int round) throws IOException, InterruptedException;
+    }
+
+    /**
+     * An experiment whose every run {@code runner} makes; its competitors are clients ({@link Competitor#client()}).
+     *
+     * @param workload its name
+     * @param variant  its parameters, for tables
+     * @param settings clients, rounds, timing
+     * @param runner   makes each run
+     */
+    Experiment(String workload, String variant, Settings settings, Runner runner) {
+        for (Competitor c : settings.servers()) {
+            if (!c.client()) {
+                throw new IllegalArgumentException(c.label() + " is a server: " + workload + " runs clients: "
+                    + Competitor.lettuceClients().stream().map(Competitor::label).toList());
+            }
+        }
+        this.workload = workload;
+        this.variant = variant;
+        this.protocol = null;
+        this.settings = settings;
+        this.driver = null;
+        this.runner = runner;
     }
 
     /**
@@ -345,7 +390,7 @@ public final class Experiment {
                     c.label());
                 RunResult r = null;
                 try {
-                    r = runOnce(c, round);
+                    r = runner != null ? runner.run(c, round) : runOnce(c, round);
                 } finally {
                     if (r == null) {
                         progress.abandoned();

@@ -187,6 +187,53 @@ public final class Workloads {
     }
 
     /**
+     * Lettuce as the client, Ringwire's side of a connection it opens: each client ({@link Competitor#lettuceClients})
+     * in a fresh JVM against one fresh redis-server per run ({@link ClientRuns}). SET and GET of every size at every
+     * number of commands in flight; with {@code batch > 0} pipelined batches of that many (SET and GET pairs, the
+     * first size); with {@code rate > 0} GETs of the first size at that fixed rate.
+     *
+     * @return nothing when redis-server is missing and cannot be installed ({@code note} says why)
+     */
+    public static List<Experiment> redisClient(Experiment.Settings s, List<String> commands, List<Integer> sizes,
+                                               List<Integer> depths, int batch, double rate, Consumer<String> note) {
+        String program = io.ringwire.lab.server.RedisServerProcess.locate(note);
+        if (program == null) {
+            return List.of();
+        }
+        List<Experiment> out = new ArrayList<>();
+        for (String command : commands) {
+            for (int size : sizes) {
+                for (int depth : depths) {
+                    out.add(redisClient(s, program, command, size, depth, 0));
+                }
+            }
+        }
+        if (batch > 0) {
+            out.add(redisClient(s, program, "pipeline", sizes.get(0), batch, 0));
+        }
+        if (rate > 0) {
+            out.add(redisClient(s, program, "rate", sizes.get(0), 1, rate));
+        }
+        return out;
+    }
+
+    private static Experiment redisClient(Experiment.Settings s, String program, String mode, int size, int depth,
+                                          double rate) {
+        return new Experiment("redis-client", redisClientVariant(mode, size, depth, rate), s,
+            new ClientRuns(program, s, mode, size, depth, rate));
+    }
+
+    /** @return a redis-client experiment's parameters, e.g. "GET 16 B, 16 in flight" */
+    static String redisClientVariant(String mode, int size, int depth, double rate) {
+        String bytes = size % 1024 == 0 ? size / 1024 + " KiB" : size + " B";
+        return switch (mode) {
+            case "pipeline" -> String.format(Locale.ROOT, "SET+GET %s, pipelined batches of %d", bytes, depth);
+            case "rate" -> String.format(Locale.ROOT, "GET %s at %s commands/s", bytes, Summary.compact(rate));
+            default -> String.format(Locale.ROOT, "%s %s, %d in flight", mode.toUpperCase(Locale.ROOT), bytes, depth);
+        };
+    }
+
+    /**
      * HTTP "Hello, World!" driven by wrk (TechEmpower's plaintext shape), one experiment per connection count and
      * pipeline depth; none if wrk cannot be found or installed ({@code note} says why).
      *

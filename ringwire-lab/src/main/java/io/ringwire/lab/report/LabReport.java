@@ -96,6 +96,10 @@ public record LabReport(String command, Map<String, String> machine, List<String
         if (workloads.remove("redis")) {
             external.add("redis-benchmark for redis");
         }
+        if (workloads.remove("redis-client")) { // the measured process is the client there
+            external.add("one redis-server (Debian's), a fresh one per run, answering the Lettuce client measured, for "
+                + "redis-client");
+        }
         if (workloads.remove("http")) {
             external.add("wrk (one thread) for http");
         }

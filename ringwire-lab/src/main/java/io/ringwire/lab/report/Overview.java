@@ -97,7 +97,7 @@ public record Overview(List<Overview.Entry> entries) {
 
     /** @return whether {@code server} is Ringwire under a framework, compared with that framework elsewhere */
     private static boolean onFramework(String server) {
-        return !framework(server).isEmpty() && Competitor.httpOnly(server);
+        return !framework(server).isEmpty() && Competitor.onFramework(server);
     }
 
     private static Entry entry(Summary s) {
@@ -131,6 +131,7 @@ public record Overview(List<Overview.Entry> entries) {
     private static List<String> flags(Summary s, List<Line> lines) {
         Set<String> compared = lines.stream().map(Line::server).collect(Collectors.toCollection(LinkedHashSet::new));
         compared.addAll(AGAINST);
+        lines.forEach(l -> compared.addAll(against(l.server()))); // a framework's on its other transports
         List<String> flags = new ArrayList<>();
         if (s.profiled()) {
             flags.add("PROFILED: async-profiler sampled every server in its window; its cost is in these figures, "

@@ -70,7 +70,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         for (RunResult r : runs) {
             by.computeIfAbsent(r.server(), k -> new ArrayList<>()).add(r);
         }
-        List<RunResult> base = by.get(BASELINE);
+        List<RunResult> base = by.get(baseline(by.keySet()));
         double baseRate = base == null ? Double.NaN : median(base, RunResult::rate);
         double baseCpu = base == null ? Double.NaN : median(base, RunResult::serverCpuUsPerMsg);
         List<Double> baseCpuRuns = base == null ? List.of() : values(base, RunResult::serverCpuUsPerMsg);
@@ -104,6 +104,21 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         return new Summary(runs.get(0).workload(), runs.get(0).variant(), rows,
             (int) runs.stream().filter(RunResult::contaminated).count(), runs.size(),
             (int) runs.stream().filter(RunResult::profiled).count());
+    }
+
+    /**
+     * @param servers the labels of an experiment's runs
+     * @return whom the ×epoll ratios are taken against: netty-epoll, or for the redis-client workload's clients Lettuce
+     *         on Netty epoll
+     */
+    static String baseline(java.util.Collection<String> servers) {
+        String lettuce = Competitor.LETTUCE_EPOLL.label();
+        return !servers.contains(BASELINE) && servers.contains(lettuce) ? lettuce : BASELINE;
+    }
+
+    /** @return "client" where every run was a client's (redis-client), else "server": whose CPU was measured */
+    String measured() {
+        return !rows.isEmpty() && rows.stream().allMatch(r -> Competitor.client(r.server())) ? "client" : "server";
     }
 
     /** Open loop: a generator whose p99 lateness (median over runs) exceeds this did not keep its schedule. */
@@ -319,8 +334,9 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         Row rw = row(Competitor.RINGWIRE.label());
         Row nu = row(Competitor.NETTY_IO_URING.label());
         if (openLoop()) {
-            b.append(String.format(Locale.ROOT, "at %s msgs/s offered, %s spends the least server CPU (%.2f µs/msg, "
-                + "%.2f cores)", compact(best.offeredRate()), best.server(), best.cpuUsPerMsg(), best.serverUtil()));
+            b.append(String.format(Locale.ROOT, "at %s msgs/s offered, %s spends the least %s CPU (%.2f µs/msg, "
+                + "%.2f cores)", compact(best.offeredRate()), best.server(), measured(), best.cpuUsPerMsg(),
+                best.serverUtil()));
             double lag = rows.stream().mapToDouble(Row::sendLagP99Us).filter(x -> !Double.isNaN(x)).max()
                 .orElse(Double.NaN);
             if (!Double.isNaN(lag)) {
@@ -330,8 +346,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                     + String.join(", ", late) + ", so their load was not quite the same as the others'"));
             }
         } else {
-            b.append(String.format(Locale.ROOT, "%s spends the least server CPU per message (%.2f µs)", best.server(),
-                best.cpuUsPerMsg()));
+            b.append(String.format(Locale.ROOT, "%s spends the least %s CPU per message (%.2f µs)", best.server(),
+                measured(), best.cpuUsPerMsg()));
         }
         if (rw != null) {
             for (Row other : new Row[] {row(BASELINE), nu}) {
@@ -361,6 +377,19 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 }
             }
         }
+        Row lrw = row(Competitor.LETTUCE_RINGWIRE.label());
+        if (lrw != null) { // Lettuce on Ringwire against Lettuce on its own transports
+            for (Competitor c : new Competitor[] {Competitor.LETTUCE_EPOLL, Competitor.LETTUCE_IO_URING}) {
+                Row other = row(c.label());
+                if (other != null) {
+                    b.append("; ").append(compareCpu(lrw, other));
+                }
+            }
+            if (!Double.isNaN(lrw.rateVsEpoll())) {
+                b.append(String.format(Locale.ROOT, "; lettuce-ringwire's rate %.2f× lettuce-epoll's",
+                    lrw.rateVsEpoll()));
+            }
+        }
         // the memory that grew with the stream in the RSocket evaluation
         if (workload.equals("single-stream") && rw != null) {
             Row ep = row(BASELINE);
@@ -372,7 +401,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         }
         List<String> generatorBound = limitedBy("generator");
         if (!openLoop() && !generatorBound.isEmpty()) {
-            b.append("; the load generator used ≥ 0.9 of its core against ").append(String.join(", ", generatorBound))
+            b.append(measured().equals("client") ? "; redis-server used ≥ 0.9 of its core against "
+                : "; the load generator used ≥ 0.9 of its core against ").append(String.join(", ", generatorBound))
                 .append(", so those rates are partly its limit");
         }
         List<String> bothBound = limitedBy("both");

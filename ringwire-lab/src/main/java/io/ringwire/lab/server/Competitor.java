@@ -12,7 +12,8 @@ import java.util.List;
  * ones serve the http workload only (Vert.x's HTTP server on each of its transports; a Spring Boot WebFlux
  * application on Ringwire through ringwire-spring-boot, and on Reactor Netty's epoll), when asked for by name. The
  * two C servers ({@link CServers}) are the floor under them all, for echo and the frame workloads, when asked for by
- * name (and in the sweep).
+ * name (and in the sweep). The three Lettuce ones are clients, the measured process of the redis-client workload
+ * (Lettuce on Ringwire, on Netty epoll, on Netty io_uring, against one redis-server), and run there only.
  */
 public enum Competitor {
     RINGWIRE("ringwire"),
@@ -45,7 +46,19 @@ public enum Competitor {
      */
     C_IO_URING(CServers.C_IO_URING),
     /** The lab's C epoll server (src/main/c/epoll_server.c): edge-triggered, read and write. Echo and frames only. */
-    C_EPOLL(CServers.C_EPOLL);
+    C_EPOLL(CServers.C_EPOLL),
+    /**
+     * A client, not a server: Lettuce on Ringwire (ringwire-lettuce's resources and client), the measured process of
+     * the redis-client workload, which runs the clients only ({@link #client()}).
+     */
+    LETTUCE_RINGWIRE("lettuce-ringwire"),
+    /** Lettuce on its own Netty epoll transport (Lettuce's choice with epoll loadable; its io_uring turned off). */
+    LETTUCE_EPOLL("lettuce-epoll", "lettuce-epoll", List.of("-Dio.lettuce.core.iouring=false")),
+    /**
+     * Lettuce on its own Netty io_uring transport: Lettuce 7 prefers epoll where both load, and takes io_uring when
+     * its epoll is turned off ({@code io.lettuce.core.epoll=false}; Lettuce's Transports and IOUringProvider).
+     */
+    LETTUCE_IO_URING("lettuce-io_uring", "lettuce-io_uring", List.of("-Dio.lettuce.core.epoll=false"));
 
     /** The minimum wait of {@link #RINGWIRE_MIN_WAIT}, µs: the setting measured in docs/benchmarks.md. */
     public static final int MIN_WAIT_MICROS = 200;
@@ -125,6 +138,33 @@ public enum Competitor {
     /** @return whether this is one of the C servers, which run no JVM and serve echo and the frame workloads only */
     public boolean inC() {
         return this == C_IO_URING || this == C_EPOLL;
+    }
+
+    /** @return the clients the redis-client workload compares: Lettuce on Ringwire, on epoll, on io_uring */
+    public static List<Competitor> lettuceClients() {
+        return List.of(LETTUCE_RINGWIRE, LETTUCE_EPOLL, LETTUCE_IO_URING);
+    }
+
+    /** @return whether this is a client (redis-client's Lettuce), which runs in the redis-client workload only */
+    public boolean client() {
+        return client(label);
+    }
+
+    /**
+     * @param label a competitor's label
+     * @return whether it is a client of the redis-client workload
+     */
+    public static boolean client(String label) {
+        return label.startsWith("lettuce-");
+    }
+
+    /**
+     * @param label a competitor's label
+     * @return whether it is a framework (Vert.x, WebFlux, Lettuce) on a transport, compared with the same framework on
+     *         the others ({@code vertx-ringwire} with {@code vertx-epoll} and {@code vertx-io_uring})
+     */
+    public static boolean onFramework(String label) {
+        return httpOnly(label) || client(label);
     }
 
     /** @return whether this is Vert.x's HTTP server or a WebFlux application, which serve the http workload only */

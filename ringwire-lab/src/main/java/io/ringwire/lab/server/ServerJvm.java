@@ -38,7 +38,7 @@ public record ServerJvm(boolean nettyUnsafe) {
      * @return extra flags from {@code RINGWIRE_LAB_SERVER_OPTS} (profiling, {@code --add-opens}, ...), given to
      *         every server after {@link #flags()}; empty without it
      */
-    static List<String> extraFlags() {
+    public static List<String> extraFlags() {
         String extra = System.getenv("RINGWIRE_LAB_SERVER_OPTS");
         return extra == null || extra.isBlank() ? List.of() : List.of(extra.trim().split("\\s+"));
     }

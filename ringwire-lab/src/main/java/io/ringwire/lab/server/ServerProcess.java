@@ -106,9 +106,24 @@ public final class ServerProcess implements AutoCloseable {
     public static ServerProcess start(Competitor competitor, Protocol protocol, int threads, ServerJvm jvm,
                                       List<String> profiler) throws IOException {
         int port = freePort();
-        Process p = new ProcessBuilder(command(competitor, port, protocol, threads, jvm, profiler))
-            .redirectErrorStream(true).start();
-        ServerProcess server = new ServerProcess(p, new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        return start(competitor.label() + " server", command(competitor, port, protocol, threads, jvm, profiler),
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+    }
+
+    /**
+     * Starts a measured process that speaks the servers' line protocol on stdin and stdout ({@link ServerStats}): one
+     * of the lab's servers, or the redis-client workload's client JVM.
+     *
+     * @param name    what it is, for errors
+     * @param command its command line
+     * @param address where it listens, or for a client the server it talks to
+     * @return the process, once it printed READY
+     * @throws IOException if it does not start; the message carries its output
+     */
+    public static ServerProcess start(String name, List<String> command, InetSocketAddress address)
+        throws IOException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        ServerProcess server = new ServerProcess(p, address);
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         StringBuilder seen = new StringBuilder();
         try {
@@ -133,7 +148,7 @@ public final class ServerProcess implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         server.close();
-        throw new IOException(competitor.label() + " server did not start (exit "
+        throw new IOException(name + " did not start (exit "
             + (p.isAlive() ? "?" : p.exitValue()) + "):\n" + seen);
     }
 
@@ -152,7 +167,8 @@ public final class ServerProcess implements AutoCloseable {
             String line;
             while ((line = out.readLine()) != null) {
                 if (line.startsWith("STATS") || line.startsWith("LIVE") || line.startsWith("MEMORY")
-                    || line.startsWith("CONNS") || line.startsWith("PROFILE ")
+                    || line.startsWith("CONNS") || line.startsWith("PROFILE ") || line.startsWith("LOAD")
+                    || line.startsWith("FINISHED")
                     || line.equals("OK") || line.startsWith("ERROR")) {
                     replies.add(line);
                 } else if (log != null) {
@@ -223,8 +239,12 @@ public final class ServerProcess implements AutoCloseable {
         return values("LIVE", 60); // a full collection: seconds on a large heap
     }
 
-    /** @return the {@code key=value} figures of the server's reply to {@code command}; empty if it did not answer */
-    private Map<String, Double> values(String command, int seconds) {
+    /**
+     * @param command a line of the protocol whose answer starts with the same word, e.g. {@code STATS}
+     * @param seconds how long to wait for it
+     * @return the {@code key=value} figures of the server's reply to {@code command}; empty if it did not answer
+     */
+    public Map<String, Double> values(String command, int seconds) {
         String reply = ask(command, seconds);
         return reply == null || !reply.startsWith(command) ? Map.of() : ServerStats.parse(reply);
     }

@@ -60,6 +60,35 @@ public final class ServerStats {
      * @param others {@code name=port} pairs, space-separated, of the server's other listeners; may be empty
      */
     void serve(int port, String others) {
+        serve(port, others, null);
+    }
+
+    /**
+     * What a measured process that is not one of the lab's servers (the redis-client workload's client JVM) answers
+     * besides the servers' lines: its own figures for the window.
+     */
+    public interface Extension {
+        /** {@code RESET}: the window starts. */
+        void reset();
+
+        /**
+         * @param line a line the servers' protocol does not know
+         * @return the one-line answer, or null: an unknown command
+         */
+        String answer(String line);
+    }
+
+    /**
+     * {@link #serve(int, String)} for a process on Netty with lines of its own ({@code extension}).
+     *
+     * @param port      what the READY line says after READY
+     * @param others    more words for the READY line; may be empty
+     * @param extension told of every RESET, and asked for the answer to any line the servers' protocol does not know
+     */
+    public void serve(int port, String others, Extension extension) {
+        if (extension != null) {
+            nettyUsed = true;
+        }
         Thread sampler = Thread.ofPlatform().daemon(true).name("lab-memory-sampler").start(this::sample);
         System.out.println(("READY " + port + " " + others).strip());
         System.out.flush();
@@ -74,13 +103,19 @@ public final class ServerStats {
                 switch (line.trim()) {
                     case "RESET" -> {
                         reset();
+                        if (extension != null) {
+                            extension.reset();
+                        }
                         System.out.println("OK");
                     }
                     case "STATS" -> System.out.println("STATS " + format(snapshot()));
                     case "LIVE" -> System.out.println("LIVE " + format(live()));
                     case "MEMORY" -> System.out.println(MemorySnapshot.take().line());
                     case "CONNS" -> System.out.println("CONNS directDescriptors=" + directDescriptors());
-                    default -> System.out.println("ERROR unknown command '" + line + "'");
+                    default -> {
+                        String answer = extension == null ? null : extension.answer(line.trim());
+                        System.out.println(answer != null ? answer : "ERROR unknown command '" + line + "'");
+                    }
                 }
                 System.out.flush();
             }

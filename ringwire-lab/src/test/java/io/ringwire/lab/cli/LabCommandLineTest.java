@@ -185,4 +185,18 @@ class LabCommandLineTest {
         assertTrue(words.contains(title.replaceAll("\\s+", "")) && words.contains(link),
             () -> command + " cites " + title + " " + link + ": " + help.get(command));
     }
+
+    @Test
+    void shouldRunTheThreeLettuceClientsInRedisClientAndCiteTheReportBehindIt() {
+        CommandLine cl = new CommandLine(new Lab());
+        RedisClientCommand cmd = (RedisClientCommand) cl.parseArgs("redis-client", "--depth", "4")
+            .subcommand().commandSpec().userObject();
+        assertEquals(List.of(4), cmd.depths);
+        assertEquals(List.of("set", "get"), cmd.commands, "default");
+        assertEquals(List.of(16, 1024), cmd.sizes, "default");
+        assertEquals(Competitor.lettuceClients(), cmd.common.settings(Competitor.lettuceClients()).servers());
+        String help = cl.getSubcommands().get("redis-client").getUsageMessage();
+        assertTrue(help.contains("lettuce#3523") && help.contains("https://github.com/redis/lettuce/issues/3523"),
+            help);
+    }
 }
