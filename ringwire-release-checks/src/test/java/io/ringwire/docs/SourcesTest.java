@@ -18,8 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * What a user reads names its sources publicly: no "seed 001"-style label for a published experiment (the README's
  * "Where Ringwire comes from" names each by title, author, year and link), and no {@code ../shared} path, which exists
  * only beside the project's own checkout. Checked: README.md, CHANGELOG.md, docs/*.md, the {@code ringwire} script,
- * every pom.xml, and every file under a {@code src/main} of a module or a consumer project. The lab
- * (ringwire-lab) and docs/benchmarks.md, which the lab's results regenerate, are checked where they are made.
+ * every pom.xml, and every file under a {@code src/main} of a module (the lab's too) or a consumer project.
+ * docs/benchmarks.md, which the lab's results regenerate, is checked where it is made.
  */
 class SourcesTest {
     private static final Pattern SEED = Pattern.compile("(?i)\\bseeds?[ -]?\\d{3}\\b");
@@ -38,7 +38,7 @@ class SourcesTest {
             all.filter(Files::isRegularFile)
                 .filter(p -> {
                     String r = root.relativize(p).toString();
-                    return !r.startsWith("ringwire-lab/") && !r.contains("/target/") && !r.startsWith(".")
+                    return !r.contains("/target/") && !r.startsWith(".")
                         && (r.endsWith("pom.xml") || r.contains("/src/main/"));
                 })
                 .sorted().forEach(files::add);
