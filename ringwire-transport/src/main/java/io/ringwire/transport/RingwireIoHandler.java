@@ -447,7 +447,6 @@ public final class RingwireIoHandler implements IoHandler {
     /** Receives (of every channel) that the last batch of completions carried. */
     private int receivesLastBatch;
 
-
     /**
      * @return whether the loop's last batch of completions carried few receives: few connections are busy, and one
      *         of them may read on for several iterations before its flush (see the stream channel's read loop)

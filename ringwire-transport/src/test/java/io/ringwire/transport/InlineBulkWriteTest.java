@@ -111,6 +111,9 @@ class InlineBulkWriteTest {
                 .connect(server.getLocalSocketAddress()).sync().channel();
             RingwireCounters counters = RingwireCounters.of(ch.eventLoop());
             try (Socket peer = server.accept()) {
+                // a guard against a hang only: a stalled echo ends the read (the bytes short of BYTES fail the test)
+                // instead of blocking past JUnit's timeout, which cannot interrupt a socket read
+                peer.setSoTimeout(120_000);
                 received[0] = sendAndCheck(peer, mismatches);
             } finally {
                 ch.close().sync();
