@@ -62,10 +62,13 @@ final class RingwireLettuceConnectionFactory extends LettuceConnectionFactory {
     @Override
     protected AbstractRedisClient createClient() {
         AbstractRedisClient lettuces = super.createClient();
-        AbstractRedisClient ringwire = onRingwire(lettuces);
-        // made on the shared resources and never connected: shutting it down releases nothing but itself
-        lettuces.shutdown(Duration.ZERO, Duration.ZERO);
-        return ringwire;
+        try {
+            return onRingwire(lettuces);
+        } finally {
+            // made on the shared resources and never connected: shutting it down releases nothing but itself; also
+            // when Ringwire's client cannot be made
+            lettuces.shutdown(Duration.ZERO, Duration.ZERO);
+        }
     }
 
     /** @return a client of {@link RingwireLettuce}'s with the resources, URI(s) and options of {@code client} */
