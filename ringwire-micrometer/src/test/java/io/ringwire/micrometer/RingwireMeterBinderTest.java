@@ -92,7 +92,7 @@ class RingwireMeterBinderTest {
 
             Map<String, Double> enters = perLoop("ringwire.loop.enters");
             double received = total("ringwire.loop.recv.bytes");
-            double written = total("ringwire.loop.write.bytes");
+            double written = awaitTotal("ringwire.loop.write.bytes", 1000);
             assertTrue(received >= 1000 && written >= 1000, received + " B received, " + written + " B written");
             assertEquals(1, total("ringwire.loop.accepts"));
             enters.values().forEach(e -> assertTrue(e > 0, "every loop entered: " + enters));
@@ -102,7 +102,7 @@ class RingwireMeterBinderTest {
 
             echo(server, 5000);
             assertTrue(total("ringwire.loop.recv.bytes") >= received + 5000);
-            assertTrue(total("ringwire.loop.write.bytes") >= written + 5000);
+            assertTrue(awaitTotal("ringwire.loop.write.bytes", written + 5000) >= written + 5000);
             assertEquals(2, total("ringwire.loop.accepts"));
             assertTrue(total("ringwire.loop.enters") > enters.values().stream().mapToDouble(Double::doubleValue).sum());
             // Netty hands the accepted channels to the loops in turn: each loop received one connection's bytes
@@ -219,6 +219,19 @@ class RingwireMeterBinderTest {
 
     private double total(String name) {
         return registry.find(name).functionCounters().stream().mapToDouble(FunctionCounter::count).sum();
+    }
+
+    /**
+     * {@link #total} once it reaches {@code atLeast}, or after 30 s. A loop counts a write when it reaps the write's
+     * completion, which can come after the peer has read the bytes: the echo returning does not mean it is counted.
+     */
+    private double awaitTotal(String name, double atLeast) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        double t;
+        while ((t = total(name)) < atLeast && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        return t;
     }
 
     private double gauge(String name) {
