@@ -6,6 +6,7 @@ import io.ringwire.lab.server.Competitor;
 import io.ringwire.lab.server.ProcessStats;
 import io.ringwire.lab.server.RedisServerProcess;
 import io.ringwire.lab.server.ServerProcess;
+import io.ringwire.lab.server.SoftwareCounters;
 
 import java.io.IOException;
 import java.util.Map;
@@ -47,6 +48,7 @@ record ClientRuns(String program, Experiment.Settings settings, String mode, int
             double[] labJit = new double[2];
             double[] server = new double[2];
             long[] wall = new long[2];
+            SoftwareCounters.Snapshot[] counters = new SoftwareCounters.Snapshot[2];
             for (int i = 0; i < 2; i++) {
                 if (i == 1) {
                     long end = wall[0] + (long) (settings.seconds() * 1e9);
@@ -61,6 +63,7 @@ record ClientRuns(String program, Experiment.Settings settings, String mode, int
                 labJit[i] = ProcessStats.jitCpuSeconds(self);
                 server[i] = ProcessStats.cpuSeconds(redis.pid());
                 wall[i] = System.nanoTime();
+                counters[i] = SoftwareCounters.read(pid); // after the clocks: it reads two files per thread
                 if (i == 0) {
                     warmup.windowOpened(wall[0]);
                 }
@@ -83,6 +86,7 @@ record ClientRuns(String program, Experiment.Settings settings, String mode, int
             long mismatches = finished.getOrDefault("mismatches", load.get("mismatches")).longValue();
             long errors = finished.isEmpty() ? load.get("errors").longValue() + 1 // it did not finish: an error
                 : finished.get("errors").longValue();
+            SoftwareCounters.PerThousand k = SoftwareCounters.perThousand(counters[0], counters[1], commands);
             return new RunResult("redis-client", Workloads.redisClientVariant(mode, size, depth, rate), client.label(),
                 round, warmup.seconds(), commands / load.get("seconds"), load.get("offeredRate"),
                 load.get("p50Us"), load.get("p99Us"), load.get("p999Us"), load.get("maxUs"), Double.NaN, Double.NaN,
@@ -94,9 +98,10 @@ record ClientRuns(String program, Experiment.Settings settings, String mode, int
                 s.getOrDefault("directPeakMiB", Double.NaN),
                 s.getOrDefault("gcCount", Double.NaN), s.getOrDefault("gcMillis", Double.NaN),
                 commands == 0 ? Double.NaN : s.getOrDefault("allocatedBytes", Double.NaN) / commands,
+                k.voluntarySwitches(), k.involuntarySwitches(), k.minorFaults(), k.majorFaults(), k.migrations(),
                 per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),
                 s.getOrDefault("bufferRingExhausted", Double.NaN), s.getOrDefault("iterations", Double.NaN),
-                mismatches, errors, 0, foreign);
+                mismatches, errors, 0, foreign, false);
         }
     }
 

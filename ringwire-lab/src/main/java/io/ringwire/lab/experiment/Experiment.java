@@ -11,6 +11,7 @@ import io.ringwire.lab.server.Profiling;
 import io.ringwire.lab.server.Protocol;
 import io.ringwire.lab.server.ServerJvm;
 import io.ringwire.lab.server.ServerProcess;
+import io.ringwire.lab.server.SoftwareCounters;
 import io.ringwire.lab.results.Measurement;
 import io.ringwire.lab.results.Profile;
 import io.ringwire.lab.results.RunResult;
@@ -477,6 +478,7 @@ public final class Experiment {
             double[] jit = new double[2];
             double[] labJit = new double[2];
             long[] wall = new long[2];
+            SoftwareCounters.Snapshot[] counters = new SoftwareCounters.Snapshot[2];
             int[] edges = {0};
             AtomicReference<Map<String, Double>> stats = new AtomicReference<>(Map.of());
             AtomicReference<Map<String, Double>> live = new AtomicReference<>(Map.of());
@@ -500,6 +502,9 @@ public final class Experiment {
                 jit[i] = ProcessStats.jitCpuSeconds(pid);
                 labJit[i] = ProcessStats.jitCpuSeconds(self);
                 wall[i] = System.nanoTime();
+                // after the clocks, which it would otherwise set apart (it reads two files per thread); at the closing
+                // before the stats and the full collection, whose page faults and switches are the lab's doing
+                counters[i] = SoftwareCounters.read(pid);
                 if (i == 0) {
                     warmup.windowOpened(wall[0]);
                 }
@@ -542,7 +547,10 @@ public final class Experiment {
                     profiling.link(html), profiling.link(collapsed),
                     m.messages() == 0 ? Double.NaN : (cpu[1] - cpu[0]) * 1e6 / m.messages(), collapsed));
             }
-            RunResult run = new RunResult(workload, variant, competitor.label(), round, primeSeconds + warmup.seconds(),
+            SoftwareCounters.PerThousand k = counters[0] == null || counters[1] == null
+                ? SoftwareCounters.PerThousand.NONE
+                : SoftwareCounters.perThousand(counters[0], counters[1], m.messages());
+            return new RunResult(workload, variant, competitor.label(), round, primeSeconds + warmup.seconds(),
                 m.rate(),
                 m.offeredRate(),
                 m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(),
@@ -555,10 +563,10 @@ public final class Experiment {
                 s.getOrDefault("directPeakMiB", Double.NaN),
                 s.getOrDefault("gcCount", Double.NaN), s.getOrDefault("gcMillis", Double.NaN),
                 m.messages() == 0 ? Double.NaN : s.getOrDefault("allocatedBytes", Double.NaN) / m.messages(),
+                k.voluntarySwitches(), k.involuntarySwitches(), k.minorFaults(), k.majorFaults(), k.migrations(),
                 per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),
                 s.getOrDefault("bufferRingExhausted", Double.NaN), s.getOrDefault("iterations", Double.NaN),
-                m.mismatches(), m.errors(), m.starved(), foreign);
-            return profiled ? run.asProfiled() : run;
+                m.mismatches(), m.errors(), m.starved(), foreign, profiled);
         }
     }
 

@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * {@code ./ringwire lab compare OLD NEW}: two results.json files of the same workloads, e.g. before and after a
  * change; per workload and server the ratio new/old of CPU per message and of the rate, each with its 95 % bootstrap
- * interval over the runs and whether the difference is measurable (the runs' min-max ranges do not overlap).
+ * interval over the runs and whether the difference is measurable (the runs' min-max ranges do not overlap); and the
+ * server's context switches per 1,000 messages (voluntary + involuntary, perf's context-switches), median old and new.
  */
 public final class Compare {
     private Compare() { }
@@ -23,8 +24,11 @@ public final class Compare {
     /** What ends the key of a workload's profiled runs, which are listed apart and compared with nothing. */
     static final String PROFILED = " (profiled)";
 
-    /** What one server did in one workload of one file: every run's figures. */
-    record Runs(List<Double> cpu, List<Double> rate) { }
+    /**
+     * What one server did in one workload of one file: every run's figures; {@code switches} its context switches
+     * per 1,000 messages, of the runs that have them (a results.json from before the lab read them has none).
+     */
+    record Runs(List<Double> cpu, List<Double> rate, List<Double> switches) { }
 
     /**
      * @param file a results.json
@@ -43,9 +47,15 @@ public final class Compare {
             String key = r.path("workload").asText() + " · " + r.path("variant").asText()
                 + (r.path("profiled").asBoolean(false) ? PROFILED : "");
             Runs x = out.computeIfAbsent(key, k -> new LinkedHashMap<>())
-                .computeIfAbsent(r.path("server").asText(), k -> new Runs(new ArrayList<>(), new ArrayList<>()));
+                .computeIfAbsent(r.path("server").asText(),
+                    k -> new Runs(new ArrayList<>(), new ArrayList<>(), new ArrayList<>()));
             add(x.cpu(), r.get("serverCpuUsPerMsg"));
             add(x.rate(), r.get("rate"));
+            JsonNode voluntary = r.get("voluntaryCtxSwitchesPerKMsg");
+            JsonNode involuntary = r.get("involuntaryCtxSwitchesPerKMsg");
+            if (voluntary != null && voluntary.isNumber() && involuntary != null && involuntary.isNumber()) {
+                x.switches().add(voluntary.asDouble() + involuntary.asDouble());
+            }
         }
         return out;
     }
@@ -62,8 +72,9 @@ public final class Compare {
      * @return the table: one line per workload and server present in both, then what is only in one
      */
     public static String table(Map<String, Map<String, Runs>> older, Map<String, Map<String, Runs>> newer) {
-        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%-42s %-18s %-40s %-40s%n",
-            "workload", "server", "CPU µs/msg new/old (95 % interval)", "rate new/old (95 % interval)"));
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%-42s %-18s %-40s %-40s %s%n",
+            "workload", "server", "CPU µs/msg new/old (95 % interval)", "rate new/old (95 % interval)",
+            "ctx switches/1k msgs old → new"));
         List<String> unmatched = new ArrayList<>();
         for (Map.Entry<String, Map<String, Runs>> w : newer.entrySet()) {
             Map<String, Runs> before = older.get(w.getKey());
@@ -78,9 +89,10 @@ public final class Compare {
                     unmatched.add(w.getKey() + " / " + s.getKey() + ": only in the new results");
                     continue;
                 }
-                b.append(String.format(Locale.ROOT, "%-42s %-18s %-40s %-40s%n", w.getKey(), s.getKey(),
+                b.append(String.format(Locale.ROOT, "%-42s %-18s %-40s %-40s %s%n", w.getKey(), s.getKey(),
                     cell(s.getValue().cpu(), old.cpu(), "lower", "higher"),
-                    cell(s.getValue().rate(), old.rate(), "lower", "higher")));
+                    cell(s.getValue().rate(), old.rate(), "lower", "higher"),
+                    medians(old.switches(), s.getValue().switches())));
             }
         }
         for (Map.Entry<String, Map<String, Runs>> w : older.entrySet()) {
@@ -96,6 +108,15 @@ public final class Compare {
         }
         unmatched.forEach(u -> b.append("  ").append(u).append('\n'));
         return b.toString();
+    }
+
+    /** @return "old → new" medians, "-" for a side without figures, "-" alone for two */
+    private static String medians(List<Double> older, List<Double> newer) {
+        return older.isEmpty() && newer.isEmpty() ? "-" : median(older) + " → " + median(newer);
+    }
+
+    private static String median(List<Double> v) {
+        return v.isEmpty() ? "-" : Html.pretty(Stats.median(v));
     }
 
     private static String cell(List<Double> newer, List<Double> older, String less, String more) {

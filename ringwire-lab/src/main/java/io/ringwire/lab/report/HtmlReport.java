@@ -52,7 +52,10 @@ public final class HtmlReport {
         b.append("<p class=\"small\">Each server ran in a fresh JVM, pinned apart from the load generator when the "
             + "machine has two cores; figures are medians over rounds (servers alternate order), ratios are to "
             + "netty-epoll. CPU per message is the server process's CPU time (its process CPU clock) divided by "
-            + "answers; the JIT compiler threads are left out of it and shown apart (JIT cores). Every echoed byte was "
+            + "answers; the JIT compiler threads are left out of it and shown apart (JIT cores). Context switches, "
+            + "page faults and CPU migrations are counted per 1,000 answers from /proc at the window's edges, as perf "
+            + "stat's context-switches (voluntary + involuntary), page-faults (minor + major) and cpu-migrations; "
+            + "the switches and migrations of a thread that ended inside the window are lost. Every echoed byte was "
             + "checked.</p>\n");
         b.append("<section class=\"overview\">\n");
         summary(b, report.overview());
@@ -172,7 +175,9 @@ public final class HtmlReport {
         String[] head = {"server", "runs", s.openLoop() ? "answers/s" : "msgs/s", "min", "max", "×epoll", "p50 µs",
             "p99 µs", "p99.9 µs", "CPU µs/msg", "×epoll", "server cores", "JIT cores", "loadgen cores", "limit",
             "RSS MiB", "RSS outside heap MiB", "non-heap MiB", "heap peak MiB", "heap live MiB", "direct MiB", "GCs",
-            "GC ms", "alloc B/msg", "SQEs/enter", "iovecs/write", "bytes/recv", "mismatches", "errors", "starved"};
+            "GC ms", "alloc B/msg", "voluntary ctx switches /1k msgs", "involuntary ctx switches /1k msgs",
+            "minor faults /1k msgs", "major faults /1k msgs", "CPU migrations /1k msgs", "SQEs/enter", "iovecs/write",
+            "bytes/recv", "mismatches", "errors", "starved"};
         b.append("<div class=\"scroll\"><table class=\"results\"><tr>");
         for (String h : head) {
             b.append("<th>").append(Html.escape(h)).append("</th>");
@@ -182,7 +187,9 @@ public final class HtmlReport {
             double[] v = {r.runs(), r.rate(), r.rateMin(), r.rateMax(), r.rateVsEpoll(), r.p50Us(), r.p99Us(),
                 r.p999Us(), r.cpuUsPerMsg(), r.cpuVsEpoll(), r.serverUtil(), r.jitUtil(), r.loadgenUtil(),
                 r.peakRssMiB(), r.rssOutsideHeapMiB(), r.nonHeapMiB(), r.heapPeakMiB(), r.liveHeapMiB(),
-                r.directPeakMiB(), r.gcCount(), r.gcMillis(), r.allocBytesPerMsg(), r.sqesPerEnter(),
+                r.directPeakMiB(), r.gcCount(), r.gcMillis(), r.allocBytesPerMsg(), r.voluntaryCtxSwitchesPerKMsg(),
+                r.involuntaryCtxSwitchesPerKMsg(), r.minorFaultsPerKMsg(), r.majorFaultsPerKMsg(),
+                r.cpuMigrationsPerKMsg(), r.sqesPerEnter(),
                 r.iovecsPerWrite(), r.bytesPerRecv(), r.mismatches(), r.errors(), r.starved()};
             b.append("<tr data-server=\"").append(Html.escape(r.server())).append("\"><td>")
                 .append(Html.escape(r.server())).append("</td>");

@@ -39,7 +39,9 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                       double loadgenUtil, double peakRssMiB, double nonHeapMiB, double rssOutsideHeapMiB,
                       double heapPeakMiB, double liveHeapMiB,
                       double directPeakMiB, double gcCount,
-                      double gcMillis, double allocBytesPerMsg, double sqesPerEnter, double iovecsPerWrite,
+                      double gcMillis, double allocBytesPerMsg, double voluntaryCtxSwitchesPerKMsg,
+                      double involuntaryCtxSwitchesPerKMsg, double minorFaultsPerKMsg, double majorFaultsPerKMsg,
+                      double cpuMigrationsPerKMsg, double sqesPerEnter, double iovecsPerWrite,
                       double bytesPerRecv,
                       long mismatches, long errors, long starved, List<Double> cpuRuns, List<Double> rateRuns,
                       String limit) {
@@ -94,7 +96,10 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 median(rs, RunResult::liveHeapMiB),
                 median(rs, RunResult::directPeakMiB), median(rs, RunResult::gcCount),
                 median(rs, RunResult::gcMillis), median(rs, RunResult::allocBytesPerMsg),
-                median(rs, RunResult::sqesPerEnter),
+                median(rs, RunResult::voluntaryCtxSwitchesPerKMsg),
+                median(rs, RunResult::involuntaryCtxSwitchesPerKMsg),
+                median(rs, RunResult::minorFaultsPerKMsg), median(rs, RunResult::majorFaultsPerKMsg),
+                median(rs, RunResult::cpuMigrationsPerKMsg), median(rs, RunResult::sqesPerEnter),
                 median(rs, RunResult::iovecsPerWrite), median(rs, RunResult::bytesPerRecv),
                 rs.stream().mapToLong(RunResult::mismatches).sum(), rs.stream().mapToLong(RunResult::errors).sum(),
                 rs.stream().mapToLong(RunResult::starved).sum(), cpuRuns, values(rs, RunResult::rate),
@@ -260,7 +265,30 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
                 Double.isNaN(r.sqesPerEnter()) ? "-" : String.format(Locale.ROOT, "%.1f", r.sqesPerEnter()),
                 r.mismatches() + r.errors(), r.starved()));
         }
+        String counters = softwareCounters();
+        if (!counters.isEmpty()) {
+            b.append(counters).append('\n');
+        }
         return b.toString();
+    }
+
+    /**
+     * @return one line: each server's software counters per 1,000 messages (medians), as perf stat would count them;
+     *         empty where no run has them
+     */
+    String softwareCounters() {
+        List<String> servers = new ArrayList<>();
+        for (Row r : rows) {
+            double[] v = {r.voluntaryCtxSwitchesPerKMsg(), r.involuntaryCtxSwitchesPerKMsg(), r.minorFaultsPerKMsg(),
+                r.majorFaultsPerKMsg(), r.cpuMigrationsPerKMsg()};
+            if (java.util.Arrays.stream(v).allMatch(Double::isNaN)) {
+                continue;
+            }
+            servers.add(String.format(Locale.ROOT, "%s %s/%s, %s/%s, %s", r.server(), Html.pretty(v[0]),
+                Html.pretty(v[1]), Html.pretty(v[2]), Html.pretty(v[3]), Html.pretty(v[4])));
+        }
+        return servers.isEmpty() ? "" : "per 1,000 msgs, context switches voluntary/involuntary, page faults "
+            + "minor/major, CPU migrations: " + String.join("; ", servers);
     }
 
     private static String ratio(double v) {

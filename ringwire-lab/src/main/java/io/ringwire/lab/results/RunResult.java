@@ -37,6 +37,18 @@ package io.ringwire.lab.results;
  * @param gcCount         server's collections during the window
  * @param gcMillis        server's collection time during the window
  * @param allocBytesPerMsg heap bytes the server allocated per answer during the window (garbage drives GC and RSS)
+ * @param voluntaryCtxSwitchesPerKMsg the server's voluntary context switches (a thread blocked: a wait for work, a
+ *                        wake-up after it) per 1,000 answers during the window, summed over its threads
+ *                        ({@link io.ringwire.lab.server.SoftwareCounters}: the lab's own threads in it left out, a
+ *                        thread that ended inside the window lost); NaN if not read
+ * @param involuntaryCtxSwitchesPerKMsg its involuntary context switches (preempted) per 1,000 answers, likewise;
+ *                        with the voluntary ones, perf's {@code context-switches}
+ * @param minorFaultsPerKMsg the server process's minor page faults per 1,000 answers during the window (a page
+ *                        mapped without I/O, e.g. fresh heap or buffer memory touched for the first time)
+ * @param majorFaultsPerKMsg its major page faults (a page read from storage) per 1,000 answers; with the minor ones,
+ *                        perf's {@code page-faults}
+ * @param cpuMigrationsPerKMsg its threads' CPU migrations per 1,000 answers (perf's {@code cpu-migrations}; 0 for a
+ *                        server pinned to one CPU); NaN where the kernel has no {@code /proc/PID/task/TID/sched}
  * @param sqesPerEnter    Ringwire only: SQEs submitted per io_uring_enter during the window (the cost model's n)
  * @param iovecsPerWrite  Ringwire only: iovecs per gathered write
  * @param bytesPerRecv    Ringwire only: bytes per receive completion
@@ -58,10 +70,12 @@ public record RunResult(String workload, String variant, String server, int roun
                         double jitUtil, double loadgenUtil, double labJitUtil, double peakRssMiB, double nonHeapMiB,
                         double rssOutsideHeapMiB, double heapPeakMiB, double liveHeapMiB, double directPeakMiB,
                         double gcCount, double gcMillis, double allocBytesPerMsg,
+                        double voluntaryCtxSwitchesPerKMsg, double involuntaryCtxSwitchesPerKMsg,
+                        double minorFaultsPerKMsg, double majorFaultsPerKMsg, double cpuMigrationsPerKMsg,
                         double sqesPerEnter, double iovecsPerWrite, double bytesPerRecv, double bufferRingEmpty,
                         double loopIterations, long mismatches, long errors, long starved,
                         double foreignCores, boolean profiled) {
-    /** A run no profiler sampled. */
+    /** A run no profiler sampled, its software counters not read (NaN). */
     public RunResult(String workload, String variant, String server, int round, double warmupSeconds, double rate,
                      double offeredRate,
                      double p50Us, double p99Us, double p999Us, double maxUs, double streamsPerSec,
@@ -75,8 +89,8 @@ public record RunResult(String workload, String variant, String server, int roun
         this(workload, variant, server, round, warmupSeconds, rate, offeredRate, p50Us, p99Us, p999Us, maxUs,
             streamsPerSec, streamP99Ms, sendLagP99Us, serverCpuUsPerMsg, serverUtil, jitUtil, loadgenUtil, labJitUtil,
             peakRssMiB, nonHeapMiB, rssOutsideHeapMiB, heapPeakMiB, liveHeapMiB, directPeakMiB, gcCount, gcMillis,
-            allocBytesPerMsg, sqesPerEnter, iovecsPerWrite, bytesPerRecv, bufferRingEmpty, loopIterations, mismatches,
-            errors, starved, foreignCores, false);
+            allocBytesPerMsg, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, sqesPerEnter, iovecsPerWrite,
+            bytesPerRecv, bufferRingEmpty, loopIterations, mismatches, errors, starved, foreignCores, false);
     }
 
     /** Foreign CPU load above which a run's figures are not trusted. */
@@ -92,7 +106,8 @@ public record RunResult(String workload, String variant, String server, int roun
         return new RunResult(workload, variant, server, round, warmupSeconds, rate, offeredRate, p50Us, p99Us, p999Us,
             maxUs, streamsPerSec, streamP99Ms, sendLagP99Us, serverCpuUsPerMsg, serverUtil, jitUtil, loadgenUtil,
             labJitUtil, peakRssMiB, nonHeapMiB, rssOutsideHeapMiB, heapPeakMiB, liveHeapMiB, directPeakMiB, gcCount,
-            gcMillis, allocBytesPerMsg, sqesPerEnter, iovecsPerWrite, bytesPerRecv, bufferRingEmpty, loopIterations,
-            mismatches, errors, starved, foreignCores, true);
+            gcMillis, allocBytesPerMsg, voluntaryCtxSwitchesPerKMsg, involuntaryCtxSwitchesPerKMsg, minorFaultsPerKMsg,
+            majorFaultsPerKMsg, cpuMigrationsPerKMsg, sqesPerEnter, iovecsPerWrite, bytesPerRecv, bufferRingEmpty,
+            loopIterations, mismatches, errors, starved, foreignCores, true);
     }
 }

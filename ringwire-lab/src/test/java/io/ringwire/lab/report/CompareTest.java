@@ -40,6 +40,23 @@ class CompareTest {
     }
 
     @Test
+    void shouldGiveEachServersContextSwitchesOldAndNewWhereBothFilesHaveThem(@TempDir Path dir) throws IOException {
+        Path older = results(dir, "old", 10, 11); // from before the lab read them: none
+        Path newer = dir.resolve("new");
+        LabReport.of("./ringwire lab", ServerJvm.DEFAULT, LoadGenerator.Engine.IO_URING, List.of(), List.of(
+            SummaryTest.withCounters(SummaryTest.run("echo", "ringwire", 1, 1000, 7, 10, 0), 300, 12, 1, 0, 0),
+            SummaryTest.withCounters(SummaryTest.run("echo", "ringwire", 2, 1000, 8, 10, 0), 320, 8, 1, 0, 0),
+            SummaryTest.run("echo", "netty-epoll", 1, 1000, 10, 10, 0),
+            SummaryTest.run("echo", "netty-epoll", 2, 1000, 11, 10, 0)), null).write(newer);
+        String table = Compare.table(Compare.read(older), Compare.read(newer.resolve("results.json")));
+        assertTrue(table.lines().findFirst().orElseThrow().endsWith("ctx switches/1k msgs old → new"), table);
+        assertTrue(table.lines().filter(l -> l.startsWith("echo · v") && l.contains("ringwire")).findFirst()
+            .orElseThrow().endsWith(" - → 320"), table);
+        assertTrue(table.lines().filter(l -> l.contains("netty-epoll")).findFirst().orElseThrow().endsWith(" -"),
+            table);
+    }
+
+    @Test
     void shouldSayWhatIsOnlyInOneFile(@TempDir Path dir) throws IOException {
         Path older = results(dir, "old", 10, 11);
         Path other = dir.resolve("other.json");

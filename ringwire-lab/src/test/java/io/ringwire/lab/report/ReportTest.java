@@ -201,6 +201,37 @@ class ReportTest {
     }
 
     @Test
+    void theSoftwareCountersAreInTheJsonAndInTheHtmlTableAsPerfStatWouldCountThem(@TempDir Path dir)
+        throws Exception {
+        List<RunResult> runs = List.of(
+            SummaryTest.withCounters(SummaryTest.run("echo", "ringwire", 1, 1000, 5, 30, 0), 250, 2, 0.25, 0, 0),
+            SummaryTest.run("echo", "netty-epoll", 1, 1000, 6, 30, 0));
+        LabReport.of("./ringwire lab", ServerJvm.DEFAULT, LoadGenerator.Engine.IO_URING, List.of(), runs, null)
+            .write(dir);
+        JsonNode json = LabReport.mapper().readTree(Files.readString(dir.resolve("results.json")));
+        JsonNode rw = json.get("runs").get(0);
+        assertEquals(250.0, rw.get("voluntaryCtxSwitchesPerKMsg").asDouble());
+        assertEquals(2.0, rw.get("involuntaryCtxSwitchesPerKMsg").asDouble());
+        assertEquals(0.25, rw.get("minorFaultsPerKMsg").asDouble());
+        assertEquals(0.0, rw.get("majorFaultsPerKMsg").asDouble());
+        assertEquals(0.0, rw.get("cpuMigrationsPerKMsg").asDouble());
+        assertTrue(json.get("runs").get(1).get("cpuMigrationsPerKMsg").isNull(), "not read: null, not 0");
+        Document doc = Jsoup.parse(dir.resolve("report.html").toFile(), "UTF-8");
+        Element table = doc.selectFirst("section.workload table.results");
+        List<String> head = table.select("th").stream().map(Element::text).toList();
+        int voluntary = head.indexOf("voluntary ctx switches /1k msgs");
+        assertTrue(voluntary > 0, head::toString);
+        assertEquals(List.of("involuntary ctx switches /1k msgs", "minor faults /1k msgs", "major faults /1k msgs",
+            "CPU migrations /1k msgs"), head.subList(voluntary + 1, voluntary + 5));
+        List<String> cells = table.selectFirst("tr[data-server=ringwire]").select("td").stream().map(Element::text)
+            .toList();
+        assertEquals(List.of("250", "2.00", "0.25", "0.00", "0.00"), cells.subList(voluntary, voluntary + 5));
+        assertEquals("-", table.selectFirst("tr[data-server=netty-epoll]").select("td").get(voluntary).text());
+        assertTrue(doc.text().contains("perf stat's context-switches (voluntary + involuntary), page-faults (minor + "
+            + "major) and cpu-migrations"), "the report says what they are");
+    }
+
+    @Test
     void shouldEscapeWhatItPrints() {
         assertEquals("&lt;a href=&quot;x&quot;&gt; &amp; &#39;", Html.escape("<a href=\"x\"> & '"));
     }

@@ -15,6 +15,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,6 +40,36 @@ public class SummaryTest {
         return new RunResult(e.workload(), e.variant(), server, round, 2.0, rate, open ? rate : nan, 95, 420, 900,
             2000, nan, nan, open ? lagUs : nan, cpu, cores, 0.01, cores, 0, 300, 80, 40, 120, 9, 4, 2, 10, 64,
             server.contains("ringwire") ? 8 : nan, nan, nan, nan, nan, mismatches, 0, starved, foreign);
+    }
+
+    /** @return {@code r} with its software counters per 1,000 messages */
+    static RunResult withCounters(RunResult r, double voluntary, double involuntary, double minorFaults,
+                                  double majorFaults, double migrations) {
+        return new RunResult(r.workload(), r.variant(), r.server(), r.round(), r.warmupSeconds(), r.rate(),
+            r.offeredRate(), r.p50Us(), r.p99Us(), r.p999Us(), r.maxUs(), r.streamsPerSec(), r.streamP99Ms(),
+            r.sendLagP99Us(), r.serverCpuUsPerMsg(), r.serverUtil(), r.jitUtil(), r.loadgenUtil(), r.labJitUtil(),
+            r.peakRssMiB(), r.nonHeapMiB(), r.rssOutsideHeapMiB(), r.heapPeakMiB(), r.liveHeapMiB(), r.directPeakMiB(),
+            r.gcCount(), r.gcMillis(), r.allocBytesPerMsg(), voluntary, involuntary, minorFaults, majorFaults,
+            migrations, r.sqesPerEnter(), r.iovecsPerWrite(), r.bytesPerRecv(), r.bufferRingEmpty(),
+            r.loopIterations(), r.mismatches(), r.errors(), r.starved(), r.foreignCores(), r.profiled());
+    }
+
+    @Test
+    void theWideTableEndsWithEachServersSoftwareCountersAndTheCompactOneLeavesThemOut() {
+        Summary s = Summary.of(List.of(withCounters(run("echo", "ringwire", 1, 1000, 5, 10, 0), 120, 3, 0.5, 0, 0),
+            withCounters(run("echo", "ringwire", 2, 1000, 5, 10, 0), 140, 5, 0.7, 0, 0),
+            run("echo", "netty-epoll", 1, 1000, 6, 10, 0))).get(0);
+        Summary.Row rw = s.row("ringwire");
+        assertEquals(130, rw.voluntaryCtxSwitchesPerKMsg(), 1e-9);
+        assertEquals(4, rw.involuntaryCtxSwitchesPerKMsg(), 1e-9);
+        assertEquals(0.6, rw.minorFaultsPerKMsg(), 1e-9);
+        assertEquals(0, rw.majorFaultsPerKMsg());
+        assertEquals(0, rw.cpuMigrationsPerKMsg());
+        assertTrue(Double.isNaN(s.row("netty-epoll").voluntaryCtxSwitchesPerKMsg()), "not read: unknown, not 0");
+        String last = s.table().lines().reduce((a, b) -> b).orElseThrow();
+        assertEquals("per 1,000 msgs, context switches voluntary/involuntary, page faults minor/major, CPU "
+            + "migrations: ringwire 130/4.00, 0.60/0.00, 0.00", last, s.table());
+        assertFalse(s.compactTable().contains("context switches"), s.compactTable());
     }
 
     /** An open-loop run at 20k msgs/s whose generator was {@code lagUs} late at p99. */
