@@ -153,7 +153,7 @@ public final class HtmlReport {
                         : Html.escape(" (× " + String.join(", × ", Overview.against(l.server())) + ")"))
                     .append("</td>");
                 for (Overview.Cell c : l.cells()) {
-                    b.append("<td>").append(Html.escape(Overview.cell(c.cpu(), false, e.profiled())))
+                    b.append("<td>").append(Html.escape(c.cpuText(e.profiled())))
                         .append("</td>");
                 }
                 for (Overview.Cell c : l.cells()) {

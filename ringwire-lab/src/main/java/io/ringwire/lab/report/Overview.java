@@ -37,8 +37,18 @@ public record Overview(List<Overview.Entry> entries) {
      * @param against the competitor
      * @param cpu     CPU per message, Ringwire's over the competitor's; null when the competitor did not run
      * @param rate    the same for the rate
+     * @param offLoad at a fixed load, whether either side's rate strayed from the offered one
+     *                ({@link Summary#offLoad}): CPU per message then compares two loads and gets no verdict
      */
-    record Cell(String against, Stats.Comparison cpu, Stats.Comparison rate) { }
+    record Cell(String against, Stats.Comparison cpu, Stats.Comparison rate, boolean offLoad) {
+        /** @return the CPU per message cell's text: {@link #cell(Stats.Comparison, boolean, boolean)}, or no verdict */
+        String cpuText(boolean profiled) {
+            return offLoad ? cell(cpu, NOT_AT_THE_LOAD) : cell(cpu, false, profiled);
+        }
+    }
+
+    /** The words of a CPU per message cell whose two sides did not carry the same load. */
+    static final String NOT_AT_THE_LOAD = "not the same load";
 
     /**
      * Ringwire, or a variant of it (ringwire-minwait), against each of {@link #AGAINST}; or a framework on Ringwire
@@ -109,9 +119,10 @@ public record Overview(List<Overview.Entry> entries) {
             List<Cell> cells = new ArrayList<>();
             for (String against : against(r.server())) {
                 Summary.Row other = s.row(against);
-                cells.add(other == null ? new Cell(against, null, null) : new Cell(against,
+                cells.add(other == null ? new Cell(against, null, null, false) : new Cell(against,
                     Stats.Comparison.of(r.cpuRuns(), other.cpuRuns()),
-                    Stats.Comparison.of(r.rateRuns(), other.rateRuns())));
+                    Stats.Comparison.of(r.rateRuns(), other.rateRuns()),
+                    s.offLoad().contains(r.server()) || s.offLoad().contains(against)));
             }
             lines.add(new Line(r.server(), cells));
         }
@@ -154,6 +165,12 @@ public record Overview(List<Overview.Entry> entries) {
             }
         }
         if (s.openLoop()) {
+            for (String server : among(s.offLoad(), compared)) {
+                Summary.Row r = s.row(server);
+                flags.add(String.format(Locale.ROOT, "%s answered %.2f × the offered rate (%s): its CPU per message "
+                    + "is another load's, so no verdict against it", server, r.rate() / r.offeredRate(),
+                    r.rate() > r.offeredRate() ? "it fell behind its schedule and caught up" : "it did not keep up"));
+            }
             List<String> late = among(s.lateAgainst(), compared);
             if (late.size() == s.rows().size()) {
                 flags.add("the generator fell behind its schedule against every server (p99 > 1 ms late): the "
@@ -202,6 +219,12 @@ public record Overview(List<Overview.Entry> entries) {
      * @return {@link #cell(Stats.Comparison, boolean)}, or for profiled runs "1.31 ± 0.05        profiled: no verdict"
      */
     static String cell(Stats.Comparison c, boolean fixedLoad, boolean profiled) {
+        return cell(c, c == null ? "" : fixedLoad ? "fixed load" : profiled ? Summary.PROFILED
+            : c.difference().words());
+    }
+
+    /** @return the ratio and its spread, then {@code words} from the same column, or "not run", or "-" */
+    private static String cell(Stats.Comparison c, String words) {
         if (c == null) {
             return "not run";
         }
@@ -212,7 +235,7 @@ public record Overview(List<Overview.Entry> entries) {
             : lopsided(c) ? String.format(Locale.ROOT, " (%.2f-%.2f)", c.low(), c.high())
             : String.format(Locale.ROOT, " ± %.2f", c.halfInterval());
         return String.format(Locale.ROOT, "%-17s %s", String.format(Locale.ROOT, "%.2f%s", c.ratio(), spread),
-            fixedLoad ? "fixed load" : profiled ? Summary.PROFILED : c.difference().words());
+            words);
     }
 
     /**
@@ -287,7 +310,7 @@ public record Overview(List<Overview.Entry> entries) {
         b.append(String.format(Locale.ROOT, "%-" + LABEL + "s", label));
         for (int i = 0; i < l.cells().size(); i++) {
             Cell c = l.cells().get(i);
-            String text = cpu ? cell(c.cpu(), false, e.profiled()) : cell(c.rate(), e.openLoop(), e.profiled());
+            String text = cpu ? c.cpuText(e.profiled()) : cell(c.rate(), e.openLoop(), e.profiled());
             b.append(i == l.cells().size() - 1 ? text : String.format(Locale.ROOT, "%-" + CELL + "s", text));
         }
         b.append('\n');

@@ -201,6 +201,24 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         return rows.stream().filter(r -> r.limit().equals(limit)).map(Row::server).toList();
     }
 
+    /**
+     * How far a server's median rate may stray from the offered one, as a fraction of it, and still count as having
+     * carried the offered load. Beyond it the generator fell behind and caught up (above) or never kept up (below):
+     * CPU per message was measured at another load than the other servers', and a ratio with them judges nothing.
+     */
+    public static final double OFF_LOAD = 0.10;
+
+    /** @return open loop: the servers whose median rate is more than {@link #OFF_LOAD} off the offered rate */
+    public List<String> offLoad() {
+        return rows.stream().filter(Summary::offLoad).map(Row::server).toList();
+    }
+
+    /** @return whether {@code r} ran at a fixed load and its median rate strayed from it by over {@link #OFF_LOAD} */
+    static boolean offLoad(Row r) {
+        return !Double.isNaN(r.offeredRate()) && r.offeredRate() > 0
+            && Math.abs(r.rate() / r.offeredRate() - 1) > OFF_LOAD;
+    }
+
     /** @return open loop: the servers the generator fell behind against (p99 late by > {@value #LATE_US} µs) */
     public List<String> lateAgainst() {
         return rows.stream().filter(r -> r.sendLagP99Us() > LATE_US).map(Row::server).toList();
@@ -315,7 +333,8 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         if (Double.isNaN(c.ratio())) {
             return a.server() + " vs " + b.server() + ": no CPU figure";
         }
-        String judged = switch (c.difference()) {
+        String judged = offLoad(a) || offLoad(b) ? "not the same load: "
+            + (offLoad(a) ? a : b).server() + " strayed from the offered rate, no verdict" : switch (c.difference()) {
             case CANNOT_TELL -> "one run on a side: cannot tell";
             case NONE -> "runs overlap: no measurable difference";
             case LOWER -> a.server() + " measurably lower";
@@ -354,7 +373,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
             }
             return b.toString();
         }
-        Row best = rows.stream().filter(r -> !Double.isNaN(r.cpuUsPerMsg()))
+        Row best = rows.stream().filter(r -> !Double.isNaN(r.cpuUsPerMsg()) && !offLoad(r))
             .min((x, y) -> Double.compare(x.cpuUsPerMsg(), y.cpuUsPerMsg())).orElse(null);
         if (best == null) {
             return b.append("no measurement").toString();

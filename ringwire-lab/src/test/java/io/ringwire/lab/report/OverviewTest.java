@@ -116,6 +116,52 @@ class OverviewTest {
         judged(List.of(5.0), List.of(10.0, 12.0), Stats.Difference.CANNOT_TELL, "one run on a side: cannot tell");
     }
 
+    /** @return {@code r} offered {@code offered} messages a second, whatever it answered */
+    private static RunResult offered(RunResult r, double offered) {
+        return new RunResult(r.workload(), r.variant(), r.server(), r.round(), r.warmupSeconds(), r.rate(), offered,
+            r.p50Us(), r.p99Us(), r.p999Us(), r.maxUs(), r.streamsPerSec(), r.streamP99Ms(), r.sendLagP99Us(),
+            r.serverCpuUsPerMsg(), r.serverUtil(), r.jitUtil(), r.loadgenUtil(), r.labJitUtil(), r.peakRssMiB(),
+            r.nonHeapMiB(), r.rssOutsideHeapMiB(), r.heapPeakMiB(), r.liveHeapMiB(), r.directPeakMiB(), r.gcCount(),
+            r.gcMillis(), r.allocBytesPerMsg(), r.voluntaryCtxSwitchesPerKMsg(), r.involuntaryCtxSwitchesPerKMsg(),
+            r.minorFaultsPerKMsg(), r.majorFaultsPerKMsg(), r.cpuMigrationsPerKMsg(), r.sqesPerEnter(),
+            r.iovecsPerWrite(), r.bytesPerRecv(), r.bufferRingEmpty(), r.loopIterations(), r.mismatches(), r.errors(),
+            r.starved(), r.foreignCores(), r.profiled());
+    }
+
+    @Test
+    void atAFixedLoadAServerThatStrayedFromTheOfferedRateIsJudgedAgainstNoOne() {
+        Experiment e = Workloads.echo(new Experiment.Settings(List.of(Competitor.RINGWIRE, Competitor.NETTY_EPOLL,
+            Competitor.NETTY_IO_URING), 2, 2, 6, 3, 1), 500, 128, 1, 20_000);
+        List<RunResult> runs = new ArrayList<>();
+        for (int round = 1; round <= 2; round++) {
+            runs.add(offered(SummaryTest.run(e, "ringwire", round, 20_050, 27.0 + round, 0.5, 100, 0, 0, 0), 20_000));
+            // fell seconds behind, then answered its backlog faster than offered: cheaper per message, another load
+            runs.add(offered(SummaryTest.run(e, "netty-epoll", round, 25_000 + 5_000 * round, 17.0 + round, 0.5,
+                90_000, 0, 0, 0), 20_000));
+            runs.add(offered(SummaryTest.run(e, "netty-io_uring", round, 19_950, 31.0 + round, 0.5, 100, 0, 0, 0),
+                20_000));
+        }
+        Summary s = Summary.of(runs).get(0);
+        assertEquals(List.of("netty-epoll"), s.offLoad());
+        Overview.Line line = Overview.of(List.of(s)).entries().get(0).lines().get(0);
+        assertTrue(line.cells().get(0).offLoad(), "against netty-epoll");
+        assertFalse(line.cells().get(1).offLoad(), "against netty-io_uring, both at the offered rate");
+        String text = Overview.of(List.of(s)).text(null);
+        String cpu = text.lines().filter(l -> l.startsWith("  CPU per message")).findFirst().orElseThrow();
+        assertTrue(cpu.contains("not the same load"), cpu);
+        assertFalse(cpu.contains("higher"), "every run of ringwire above every one of netty-epoll's, yet no verdict: "
+            + cpu);
+        assertTrue(cpu.endsWith("lower"), "netty-io_uring carried the same load: judged as ever: " + cpu);
+        String flat = text.replaceAll("\\s+", " ");
+        assertTrue(flat.contains("netty-epoll answered 1.63 × the offered rate (it fell behind its schedule and "
+            + "caught up): its CPU per message is another load's, so no verdict against it"), text);
+        ProgressTest.assertFits(text);
+        assertTrue(s.verdict().contains("not the same load: netty-epoll strayed from the offered rate, no verdict"),
+            s.verdict());
+        assertTrue(s.verdict().contains("ringwire spends the least"), "the cheapest of those that carried the "
+            + "offered load: " + s.verdict());
+    }
+
     @Test
     void aFrameworkOnRingwireIsSetAgainstTheSameFrameworkOnNettysTransports() {
         List<RunResult> runs = new ArrayList<>();
