@@ -7,7 +7,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Netty's leak detector, recording every leak it reports so a test can fail on it (installed for the whole test JVM
- * with {@code -Dio.netty.customResourceLeakDetector}, at PARANOID level; see the module's pom).
+ * with {@code -Dio.netty.customResourceLeakDetector}, at PARANOID level; see the module's pom, and
+ * ringwire-netty-testsuite's, which takes it from this module's test jar).
  *
  * @param <T> the tracked type
  */

@@ -1,6 +1,9 @@
 package io.ringwire.transport;
 
-/** For tests outside this package (Netty's testsuite subclasses): zero copy kept on where the kernel copies anyway. */
+/**
+ * For tests outside this package (Netty's testsuite subclasses, in ringwire-netty-testsuite, through this module's test
+ * jar): zero copy kept on where the kernel copies anyway.
+ */
 public final class ZeroCopyHooks {
     private ZeroCopyHooks() { }
 

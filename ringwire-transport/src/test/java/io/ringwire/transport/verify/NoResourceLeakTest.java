@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Runs last (surefire runs classes alphabetically, and this package sorts after testsuite): after every other test of this module has run with the leak detector
- * at PARANOID, forces the collector and the detector's reporting, then fails if any ByteBuf leaked.
+ * Runs last (surefire runs classes alphabetically, and this package sorts after the others): after every other test of
+ * the module has run with the leak detector at PARANOID, forces the collector and the detector's reporting, then fails
+ * if any ByteBuf leaked. ringwire-netty-testsuite runs it too, from this module's test jar, after Netty's testsuite.
  */
 class NoResourceLeakTest {
     @Test
