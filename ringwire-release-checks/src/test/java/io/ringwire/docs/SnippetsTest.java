@@ -127,6 +127,69 @@ class SnippetsTest {
         assertTrue(problems.isEmpty(), () -> String.join("\n", problems));
     }
 
+    /**
+     * A reader copies a block with its imports, and the default imports above are not on the page: every type of
+     * Ringwire's API (the types the {@code api/*.api} files list) that a page's Java blocks name is imported by one of
+     * that page's blocks (by name or with its package's wildcard), or the page names its package in a code span
+     * ({@code `io.ringwire.transport`}), so that its package is never to be guessed.
+     */
+    @Test
+    void everyRingwireTypeABlockNamesHasItsPackageOnThePage() {
+        Path root = Markdown.root();
+        Map<String, String> apiTypes = new HashMap<>(); // simple name -> package
+        Pattern type = Pattern.compile("^public\\s+(?:[\\w-]+\\s+)*(?:class|interface|enum|record|@interface)\\s+"
+            + "(io\\.ringwire(?:\\.\\w+)+)\\.([A-Z]\\w*)(?:[<\\s].*)?$"); // then type parameters, supertypes
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(root)) {
+            for (Path module : files.toList()) {
+                Path api = module.resolve("api").resolve(module.getFileName() + ".api");
+                if (java.nio.file.Files.isRegularFile(api)) {
+                    for (String line : Markdown.lines(api)) {
+                        Matcher m = type.matcher(line);
+                        if (m.matches()) {
+                            apiTypes.put(m.group(2), m.group(1));
+                        }
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        assertTrue(apiTypes.containsKey("Ringwire") && apiTypes.containsKey("BestTransport"),
+            "the api/*.api files list Ringwire's types: " + apiTypes.keySet());
+        List<String> problems = new ArrayList<>();
+        for (Path file : Markdown.documentation(root)) {
+            List<Markdown.CodeBlock> java = Markdown.codeBlocks(file).stream()
+                .filter(b -> b.language().equals("java")).toList();
+            String page = String.join("\n", Markdown.lines(file));
+            java.util.Set<String> imported = new java.util.HashSet<>();
+            for (Markdown.CodeBlock b : java) {
+                for (String line : b.lines()) {
+                    Matcher m = Pattern.compile("^\\s*import\\s+([\\w.]+(?:\\.\\*)?)\\s*;").matcher(line);
+                    if (m.find()) {
+                        imported.add(m.group(1));
+                    }
+                }
+            }
+            Map<String, Integer> unplaced = new java.util.TreeMap<>();
+            for (Markdown.CodeBlock b : java) {
+                for (Map.Entry<String, String> t : apiTypes.entrySet()) {
+                    String pkg = t.getValue();
+                    if (imported.contains(pkg + "." + t.getKey()) || imported.contains(pkg + ".*")
+                        || page.contains("`" + pkg + "`")) {
+                        continue;
+                    }
+                    Pattern named = Pattern.compile("\\b" + t.getKey() + "\\b");
+                    if (b.lines().stream().anyMatch(l -> named.matcher(l).find())) {
+                        unplaced.putIfAbsent(t.getKey() + " (" + pkg + ")", b.fenceLine());
+                    }
+                }
+            }
+            unplaced.forEach((t, line) -> problems.add(root.relativize(file) + ":" + line + " names " + t
+                + ", which no block of the page imports and whose package the page does not name"));
+        }
+        assertTrue(problems.isEmpty(), () -> String.join("\n", problems));
+    }
+
     /** Compiles every source in one javac run and returns each one's errors, with their lines in the Markdown. */
     private static Map<Source, List<String>> compile(List<Source> sources) {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();

@@ -135,6 +135,38 @@ class VersionsTest {
         assertNoProblems(problems);
     }
 
+    /**
+     * A dependency block that names a Netty artifact with a version (Maven's {@code <version>}, Gradle's
+     * {@code io.netty:artifact:version}) shows the Netty the build uses, the one {@code ringwire-transport} brings: one
+     * Netty module of another version beside it is the mix that production.md warns of.
+     */
+    @Test
+    void everyNettyDependencyBlockShowsTheBuildsNetty() {
+        String netty = properties.get("netty.version");
+        Pattern maven = Pattern.compile("<groupId>io\\.netty</groupId>\\s*<artifactId>([\\w-]+)</artifactId>\\s*"
+            + "<version>([^<]+)</version>");
+        Pattern gradle = Pattern.compile("io\\.netty:([\\w-]+):([\\w.-]+)");
+        List<String> problems = new ArrayList<>();
+        for (Path file : Markdown.documentation(root)) {
+            for (Markdown.CodeBlock b : Markdown.codeBlocks(file)) {
+                if (!List.of("xml", "kotlin", "groovy").contains(b.language())) {
+                    continue;
+                }
+                String text = String.join("\n", b.lines());
+                for (Pattern p : List.of(maven, gradle)) {
+                    Matcher m = p.matcher(text);
+                    while (m.find()) {
+                        if (!m.group(2).equals(netty)) {
+                            problems.add(root.relativize(file) + ":" + b.fenceLine() + ": " + m.group(1) + " "
+                                + m.group(2) + ", but the build uses Netty " + netty + " (netty.version)");
+                        }
+                    }
+                }
+            }
+        }
+        assertNoProblems(problems);
+    }
+
     // ------------------------------------------------------------------------------------------ helpers
 
     /** Checks "Name 1.2.3" against the pom: the version is the property's, or the start of it ("1.3" of "1.3.7"). */
