@@ -5,13 +5,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
-import io.netty.resolver.dns.DefaultDnsCache;
-import io.netty.resolver.dns.DefaultDnsCnameCache;
-import io.netty.resolver.dns.DnsAddressResolverGroup;
-import io.netty.resolver.dns.DnsNameResolverBuilder;
 import io.ringwire.transport.Ringwire;
-import io.ringwire.transport.RingwireDatagramChannel;
-import io.ringwire.transport.RingwireSocketChannel;
 
 /**
  * Lettuce on Ringwire: client resources whose event loops are Ringwire's, and clients whose connections open
@@ -29,6 +23,8 @@ import io.ringwire.transport.RingwireSocketChannel;
  * {@code ConnectionBuilder.configureBootstrap}, and Netty's bootstrap refuses a second one, so a {@code NettyCustomizer}
  * cannot change it. The clients here are Lettuce's own {@link RedisClient} and {@link RedisClusterClient}, overriding
  * their protected {@code connectionBuilder} method to give each connection a bootstrap with Ringwire's channel class.
+ * A client Lettuce makes itself on these resources ({@code RedisClient.create(resources, uri)}) gets Lettuce's own event
+ * loops from them, made when it first connects, and runs on Lettuce's transport.
  *
  * <p>Where Ringwire is unavailable ({@link Ringwire#isAvailable()} false) all of this leaves Lettuce as it is: its
  * default resources, its own clients and transport, so the same code runs everywhere.
@@ -70,20 +66,19 @@ public final class RingwireLettuce {
         if (!Ringwire.isAvailable()) {
             return builder;
         }
-        return builder.eventLoopGroupProvider(new RingwireEventLoopGroupProvider(ioThreads))
+        RingwireEventLoopGroupProvider loops = new RingwireEventLoopGroupProvider(ioThreads);
+        return builder.eventLoopGroupProvider(loops)
             // Lettuce's default DNS resolver opens NIO's (or epoll's) channels on the connection's own event loop,
-            // which is Ringwire's here: this one resolves through Ringwire's channels instead
-            .addressResolverGroup(new DnsAddressResolverGroup(new DnsNameResolverBuilder()
-                .datagramChannelType(RingwireDatagramChannel.class)
-                .socketChannelType(RingwireSocketChannel.class)
-                .cnameCache(new DefaultDnsCnameCache()).resolveCache(new DefaultDnsCache())));
+            // which is Ringwire's for this class's clients: this one resolves through Ringwire's channels there
+            .addressResolverGroup(new RingwireDnsResolverGroup(loops));
     }
 
     /**
      * @param resources client resources
      * @return whether the resources' event loops are Ringwire's (from {@link #clientResources()} or
-     *     {@link #customize(ClientResources.Builder)} where Ringwire is available): a Lettuce client on them must be one
-     *     of this class's, since Lettuce's own clients open channels of its own transport, which Ringwire's loops refuse
+     *     {@link #customize(ClientResources.Builder)} where Ringwire is available): a Lettuce client on them runs on
+     *     Ringwire if it is one of this class's; Lettuce's own ({@code RedisClient.create(resources, uri)}) opens
+     *     channels of its own transport, which Ringwire's loops refuse, and gets Lettuce's own loops from them instead
      */
     public static boolean isRingwire(ClientResources resources) {
         return RingwireBootstrap.onRingwire(resources);

@@ -18,7 +18,9 @@ final class RingwireRedisClient extends RedisClient {
     @Override
     protected void connectionBuilder(Mono<SocketAddress> socketAddressSupplier, ConnectionBuilder connectionBuilder,
                                      ConnectionEvents connectionEvents, RedisURI redisURI) {
-        super.connectionBuilder(socketAddressSupplier, connectionBuilder, connectionEvents, redisURI);
+        // Lettuce allocates the client's event loops here: Ringwire's, from resources of RingwireLettuce's
+        RingwireEventLoopGroupProvider.forRingwire(() ->
+            super.connectionBuilder(socketAddressSupplier, connectionBuilder, connectionEvents, redisURI));
         RingwireBootstrap.useRingwireChannel(connectionBuilder, redisURI);
     }
 }

@@ -3,7 +3,6 @@ package io.ringwire.lettuce;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -31,7 +30,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Lettuce on Ringwire against a real redis-server on a loopback port. */
@@ -92,24 +91,31 @@ class RedisOnRingwireTest {
 
     /**
      * Why RingwireLettuce has clients of its own: Lettuce's own client sets its channel class from its static
-     * Transports (NIO's here), which Ringwire's loops refuse to register, and Netty's bootstrap lets no
-     * NettyCustomizer change it afterwards. Should a Lettuce version take the channel class from its resources, this
-     * test fails and the clients can go.
+     * Transports (NIO's or epoll's), which Ringwire's loops refuse to register, and Netty's bootstrap lets no
+     * NettyCustomizer change it afterwards. On Ringwire's resources such a client gets Lettuce's own loops instead, and
+     * works on its own transport, its host name resolved through that transport's channels, beside a client of
+     * RingwireLettuce's, which stays on Ringwire.
      */
     @Test
-    void lettucesOwnClientCannotPutItsChannelOnRingwiresLoops() {
+    void lettucesOwnClientRunsOnLettucesOwnLoopsBesideRingwires() {
         RedisClient lettuces = RedisClient.create(resources,
-            RedisURI.builder().redis("127.0.0.1", server.port).withTimeout(GUARD).build());
-        try {
-            RedisConnectionException refused = assertThrows(RedisConnectionException.class, lettuces::connect);
-            Throwable cause = refused;
-            while (cause.getCause() != null) {
-                cause = cause.getCause();
-            }
-            assertTrue(String.valueOf(cause.getMessage()).contains("incompatible"), "refused: " + cause);
+            RedisURI.builder().redis("localhost", server.port).withTimeout(GUARD).build());
+        try (StatefulRedisConnection<String, String> own = lettuces.connect();
+             StatefulRedisConnection<String, String> ringwire = client.connect()) {
+            own.sync().set("lettuces", "own");
+            assertEquals("own", ringwire.sync().get("lettuces"));
+            ringwire.sync().set("ringwire", "too");
+            assertEquals("too", own.sync().get("ringwire"));
         } finally {
             lettuces.shutdown(Duration.ZERO, GUARD);
         }
+        assertEquals(2, recorder.channels.size(), () -> "one channel each: " + recorder.channels);
+        io.netty.channel.Channel own = recorder.channels.get(0);
+        assertTrue(own.getClass().getName().startsWith("io.netty.channel."), () -> "Lettuce's own transport: " + own);
+        assertNull(RingwireCounters.of(own.eventLoop()), () -> "the loop of " + own + " is Lettuce's own");
+        assertTrue(RingwireLettuce.isRingwire(resources));
+        recorder.channels.remove(own);
+        recorder.assertAllOnRingwire(RingwireSocketChannel.class);
     }
 
     @Test

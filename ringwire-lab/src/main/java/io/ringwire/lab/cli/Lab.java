@@ -139,11 +139,12 @@ public final class Lab implements Callable<Integer> {
                 + "(default: ${DEFAULT-VALUE})")
         String generator;
 
-        @Option(names = "--profile", description = "profile each server's measured window with async-profiler "
-            + "(perf_events' cpu-clock, else itimer; Java, native and kernel frames): a flame graph per run in "
-            + "<out>/profiles, linked from report.html, and a table of ringwire's and netty-epoll's CPU per message by "
-            + "layer with the frames where they differ most; the profiler's cost is in every figure, so a profiled "
-            + "run enters no verdict")
+        @Option(names = "--profile", description = "profile each server's measured window (redis-client: each "
+            + "client JVM's) with async-profiler (perf_events' cpu-clock, else itimer; Java, native and kernel "
+            + "frames): a flame graph per run in <out>/profiles, linked from report.html, and a table of ringwire's and "
+            + "netty-epoll's CPU per message by layer (lettuce-ringwire's and lettuce-epoll's per command) with the "
+            + "frames where they differ most; the profiler's cost is in every figure, so a profiled run enters no "
+            + "verdict")
         boolean profile;
 
         /** @return how much the terminal shows besides the run lines and the summary */
@@ -329,8 +330,11 @@ public final class Lab implements Callable<Integer> {
         if (common.profile) {
             Profiling profiling = Profiling.into(common.out);
             experiments.forEach(e -> e.profiledBy(profiling));
-            progress.note("PROFILED: async-profiler samples every server's window (" + common.out.resolve(
-                Profiling.DIR) + "); its cost is in every figure, and no verdict is given");
+            boolean clients = experiments.stream().allMatch(e -> e.settings().servers().stream()
+                .allMatch(Competitor::client));
+            progress.note("PROFILED: async-profiler samples every " + (clients ? "client JVM" : "server")
+                + "'s window (" + common.out.resolve(Profiling.DIR) + "); its cost is in every figure, and no verdict "
+                + "is given");
         }
         List<RunResult> runs = new ArrayList<>();
         for (Experiment e : experiments) {

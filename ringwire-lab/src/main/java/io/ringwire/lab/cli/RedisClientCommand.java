@@ -19,7 +19,7 @@ import java.util.List;
         + "each run a fresh client JVM on CPU 1 and a fresh redis-server on CPU 0, one Lettuce connection (async API, "
         + "byte arrays), the load running from the client's start; the window opens once the client's JIT compiler "
         + "threads are quiet, and its CPU over the window (JIT threads apart) per command answered is the figure. "
-        + "--threads sets Lettuce's I/O threads.",
+        + "--threads sets Lettuce's I/O threads; --profile samples each client JVM's window with async-profiler.",
         "",
         "SET and GET of each --size at each --depth (commands in flight, a closed loop); pipelined batches of --batch "
             + "commands (SET and GET pairs, auto-flush off, one flushCommands() a batch); GETs at a fixed --rate "
@@ -52,10 +52,6 @@ final class RedisClientCommand extends Lab.WorkloadCommand {
 
     @Override
     public Integer call() throws Exception {
-        if (common.profile) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "redis-client: --profile profiles the "
-                + "lab's servers, not a client");
-        }
         for (String c : commands) {
             if (!c.equals("set") && !c.equals("get")) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--command: set or get, not " + c);

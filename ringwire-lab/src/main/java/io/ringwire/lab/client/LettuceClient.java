@@ -38,6 +38,8 @@ public final class LettuceClient {
      * @param redis   the redis-server
      * @param threads Lettuce's I/O threads (event loops)
      * @param jvm     the JVM flags, the same as every server's
+     * @param profiler the flags that load a profiler ({@link io.ringwire.lab.server.Profiling#jvmFlags}); empty for
+     *                none
      * @param mode    the load ({@link RedisLoad}): set, get, pipeline or rate
      * @param size    value bytes
      * @param depth   commands in flight, or per pipelined batch
@@ -45,7 +47,7 @@ public final class LettuceClient {
      * @return the command line of the client's JVM, pinned to CPU 1 where the lab pins
      */
     public static List<String> command(Competitor client, InetSocketAddress redis, int threads, ServerJvm jvm,
-                                       String mode, int size, int depth, double rate) {
+                                       List<String> profiler, String mode, int size, int depth, double rate) {
         RedisLoad.Shape shape = new RedisLoad.Shape(mode, size, depth, rate);
         List<String> cmd = new ArrayList<>();
         if (ServerProcess.canPin()) {
@@ -54,6 +56,7 @@ public final class LettuceClient {
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(jvm.flags());
         cmd.addAll(ServerJvm.extraFlags());
+        cmd.addAll(profiler);
         cmd.addAll(client.properties()); // which of its own transports Lettuce takes
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), LettuceClient.class.getName(),
             client.label(), Integer.toString(redis.getPort()), Integer.toString(threads)));

@@ -17,7 +17,8 @@ import java.util.Map;
  * load runs from its start; the window opens once the client's JIT compiler threads are quiet ({@link Warmup}), as a
  * server's does. The client's CPU over the window, its JIT compiler threads apart, over the commands answered in it is
  * its CPU per command; redis-server's CPU over the window stands where the load generator's does in the other
- * workloads (the other side, a core of its own).
+ * workloads (the other side, a core of its own). With {@code --profile} async-profiler samples the client JVM over the
+ * window ({@link RunProfiler}), as it samples a server in the other workloads.
  *
  * @param program  redis-server's path
  * @param settings clients, rounds, timing; {@code threads} is Lettuce's I/O threads
@@ -30,10 +31,11 @@ record ClientRuns(String program, Experiment.Settings settings, String mode, int
     implements Experiment.Runner {
 
     @Override
-    public RunResult run(Competitor client, int round) throws IOException, InterruptedException {
+    public RunResult run(Competitor client, int round, RunProfiler profiler) throws IOException, InterruptedException {
         try (RedisServerProcess redis = RedisServerProcess.start(program);
              ServerProcess jvm = ServerProcess.start(client.label() + " client", LettuceClient.command(client,
-                 redis.address(), settings.threads(), settings.jvm(), mode, size, depth, rate), redis.address())) {
+                 redis.address(), settings.threads(), settings.jvm(), profiler.jvmFlags(), mode, size, depth, rate),
+                 redis.address())) {
             long pid = jvm.pid();
             long self = ProcessHandle.current().pid();
             Warmup warmup = new Warmup(settings.warmupSeconds(), settings.maxWarmupSeconds(), pid);
@@ -41,6 +43,7 @@ record ClientRuns(String program, Experiment.Settings settings, String mode, int
                 Thread.sleep(20);
             }
             jvm.resetStats(); // the client's window starts: its counters, latencies, peaks and GC counts
+            profiler.windowOpens(jvm); // before the CPU clock is read: starting it is not the window's work
             double[] cpu = new double[2];
             double[] jit = new double[2];
             double[] machine = new double[2];
@@ -68,6 +71,7 @@ record ClientRuns(String program, Experiment.Settings settings, String mode, int
                     warmup.windowOpened(wall[0]);
                 }
             }
+            profiler.windowCloses(jvm); // as soon as the clocks are read, before LIVE's full collection
             Map<String, Double> load = jvm.values("LOAD", 10);
             if (load.isEmpty()) {
                 throw new IOException(client.label() + " client (pid " + pid + ") did not report its window");
@@ -83,12 +87,14 @@ record ClientRuns(String program, Experiment.Settings settings, String mode, int
             double foreign = Math.max(0, (machine[1] - machine[0]) - (cpu[1] - cpu[0]) - (lab[1] - lab[0])
                 - redisCpu) / window;
             long commands = load.get("commands").longValue();
+            // the load stopped, the profiler too: the client writes its flame graph with nothing else to do
+            profiler.keep(jvm, commands == 0 ? Double.NaN : (cpu[1] - cpu[0]) * 1e6 / commands);
             long mismatches = finished.getOrDefault("mismatches", load.get("mismatches")).longValue();
             long errors = finished.isEmpty() ? load.get("errors").longValue() + 1 // it did not finish: an error
                 : finished.get("errors").longValue();
             SoftwareCounters.PerThousand k = SoftwareCounters.perThousand(counters[0], counters[1], commands);
-            return new RunResult("redis-client", Workloads.redisClientVariant(mode, size, depth, rate), client.label(),
-                round, warmup.seconds(), commands / load.get("seconds"), load.get("offeredRate"),
+            return profiler.mark(new RunResult("redis-client", Workloads.redisClientVariant(mode, size, depth, rate),
+                client.label(), round, warmup.seconds(), commands / load.get("seconds"), load.get("offeredRate"),
                 load.get("p50Us"), load.get("p99Us"), load.get("p999Us"), load.get("maxUs"), Double.NaN, Double.NaN,
                 load.get("sendLagP99Us"), commands == 0 ? Double.NaN : clientCpu * 1e6 / commands,
                 clientCpu / window, jitCpu / window, redisCpu / window, (labJit[1] - labJit[0]) / window,
@@ -101,7 +107,7 @@ record ClientRuns(String program, Experiment.Settings settings, String mode, int
                 k.voluntarySwitches(), k.involuntarySwitches(), k.minorFaults(), k.majorFaults(), k.migrations(),
                 per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),
                 s.getOrDefault("bufferRingExhausted", Double.NaN), s.getOrDefault("iterations", Double.NaN),
-                mismatches, errors, 0, foreign, false);
+                mismatches, errors, 0, foreign, false));
         }
     }
 

@@ -17,7 +17,6 @@ import io.ringwire.lab.results.Profile;
 import io.ringwire.lab.results.RunResult;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -173,7 +172,7 @@ public final class Experiment {
         return this;
     }
     private final List<RunResult> rehearsals = new ArrayList<>();
-    /** {@code --profile}: how every measured run's server is profiled; null when none is. */
+    /** {@code --profile}: how every measured run's server (or client) is profiled; null when none is. */
     private Profiling profiling;
     private final List<Profile> profiles = new ArrayList<>();
 
@@ -221,11 +220,12 @@ public final class Experiment {
         /**
          * @param competitor who runs
          * @param round      its round
-         * @return the measured run
+         * @param profiler   profiles the measured process's window ({@code --profile}), or {@link RunProfiler#NONE}
+         * @return the measured run, marked by {@code profiler}
          * @throws IOException          if a process cannot start or answer
          * @throws InterruptedException if interrupted
          */
-        RunResult run(Competitor competitor, int round) throws IOException, InterruptedException;
+        RunResult run(Competitor competitor, int round, RunProfiler profiler) throws IOException, InterruptedException;
     }
 
     /**
@@ -320,9 +320,10 @@ public final class Experiment {
     }
 
     /**
-     * Profiles the server of every measured run over its window ({@code --profile}): async-profiler loaded at the
-     * server JVM's start, started as the window opens and stopped as it closes; each run is marked as profiled, and
-     * its profile kept ({@link #profiles}). A rehearsal run is not profiled.
+     * Profiles the measured process of every measured run over its window ({@code --profile}), the server or, in the
+     * redis-client workload, the client JVM: async-profiler loaded at the JVM's start, started as the window opens and
+     * stopped as it closes ({@link RunProfiler}); each run is marked as profiled, and its profile kept
+     * ({@link #profiles}). A rehearsal run is not profiled.
      *
      * @param p where the profiler's library is and where the profiles go
      * @return this experiment
@@ -375,8 +376,9 @@ public final class Experiment {
      */
     public List<RunResult> run(Progress progress) throws IOException, InterruptedException {
         List<RunResult> results = new ArrayList<>();
-        progress.note(String.format(Locale.ROOT, "%s · %s · %d server%s × %d round%s", workload, variant,
-            settings.servers().size(), settings.servers().size() == 1 ? "" : "s", settings.rounds(),
+        progress.note(String.format(Locale.ROOT, "%s · %s · %d %s%s × %d round%s", workload, variant,
+            settings.servers().size(), runner != null ? "client" : "server", settings.servers().size() == 1 ? "" : "s",
+            settings.rounds(),
             settings.rounds() == 1 ? "" : "s"));
         if (generatorKind != null && REHEARSED.add(generatorKind)) {
             rehearse(progress);
@@ -391,7 +393,7 @@ public final class Experiment {
                     c.label());
                 RunResult r = null;
                 try {
-                    r = runner != null ? runner.run(c, round) : runOnce(c, round);
+                    r = runner != null ? runner.run(c, round, profiler(c, round)) : runOnce(c, round);
                 } finally {
                     if (r == null) {
                         progress.abandoned();
@@ -453,13 +455,20 @@ public final class Experiment {
                 : String.format(Locale.ROOT, ", %d connections starved (longest wait %.1f s)", r.starved(),
                     r.maxUs() / 1e6),
             r.warmupSeconds(), r.foreignCores(), r.contaminated() ? " (CONTAMINATED)" : "")
-            + (r.profiled() ? "; PROFILED (async-profiler sampled the server: no verdict)" : "");
+            + (r.profiled() ? "; PROFILED (async-profiler sampled the " + (Competitor.client(r.server()) ? "client"
+                : "server") + ": no verdict)" : "");
+    }
+
+    /** @return what profiles {@code competitor}'s run of {@code round}: nothing without --profile or in a rehearsal */
+    private RunProfiler profiler(Competitor competitor, int round) {
+        return profiling == null || round == 0 ? RunProfiler.NONE
+            : new RunProfiler(profiling, workload, variant, competitor.label(), round, profiles::add);
     }
 
     private RunResult runOnce(Competitor competitor, int round) throws IOException, InterruptedException {
-        boolean profiled = profiling != null && round > 0;
+        RunProfiler profiler = profiler(competitor, round);
         try (ServerProcess server = ServerProcess.start(competitor, protocol, settings.threads(), settings.jvm(),
-            profiled ? profiling.jvmFlags() : List.of())) {
+            profiler.jvmFlags())) {
             long pid = server.pid();
             MemorySnapshot without = null;
             AtomicReference<MemorySnapshot> with = new AtomicReference<>();
@@ -482,15 +491,12 @@ public final class Experiment {
             int[] edges = {0};
             AtomicReference<Map<String, Double>> stats = new AtomicReference<>(Map.of());
             AtomicReference<Map<String, Double>> live = new AtomicReference<>(Map.of());
-            AtomicReference<String> engine = new AtomicReference<>();
             Warmup warmup = new Warmup(settings.warmupSeconds(), settings.maxWarmupSeconds(), pid);
             Measurement m = driver.drive(server.address(), warmup::over, () -> {
                 int i = Math.min(edges[0]++, 1);
                 if (i == 0) {
                     server.resetStats();
-                    if (profiled) { // before the CPU clock is read: starting it is not the window's work
-                        engine.set(startProfiler(server));
-                    }
+                    profiler.windowOpens(server); // before the CPU clock is read: starting it is not the window's work
                 }
                 if (probe != null && i == 0) {
                     probe.edge(competitor, round, pid, true, Map.of());
@@ -509,9 +515,7 @@ public final class Experiment {
                     warmup.windowOpened(wall[0]);
                 }
                 if (i == 1) {
-                    if (profiled) { // as soon as the clocks are read, before the full collection LIVE makes
-                        stopProfiler(server);
-                    }
+                    profiler.windowCloses(server); // as soon as the clocks are read, before LIVE's full collection
                     stats.set(server.stats());
                     if (probe != null) {
                         probe.edge(competitor, round, pid, false, stats.get());
@@ -538,19 +542,11 @@ public final class Experiment {
             double serverCpu = cpu[1] - cpu[0] - jitCpu;
             // what the machine was busy with besides the server (JIT included) and the lab (load generator included)
             double foreign = Math.max(0, (machine[1] - machine[0]) - (cpu[1] - cpu[0]) - (lab[1] - lab[0])) / window;
-            if (profiled && engine.get() != null) {
-                Path base = profiling.base(workload, variant, competitor.label(), round);
-                server.dumpProfile(base);
-                Path html = base.resolveSibling(base.getFileName() + ".html");
-                Path collapsed = base.resolveSibling(base.getFileName() + ".collapsed");
-                profiles.add(Profile.read(workload, variant, competitor.label(), round, engine.get(),
-                    profiling.link(html), profiling.link(collapsed),
-                    m.messages() == 0 ? Double.NaN : (cpu[1] - cpu[0]) * 1e6 / m.messages(), collapsed));
-            }
+            profiler.keep(server, m.messages() == 0 ? Double.NaN : (cpu[1] - cpu[0]) * 1e6 / m.messages());
             SoftwareCounters.PerThousand k = counters[0] == null || counters[1] == null
                 ? SoftwareCounters.PerThousand.NONE
                 : SoftwareCounters.perThousand(counters[0], counters[1], m.messages());
-            return new RunResult(workload, variant, competitor.label(), round, primeSeconds + warmup.seconds(),
+            RunResult run = new RunResult(workload, variant, competitor.label(), round, primeSeconds + warmup.seconds(),
                 m.rate(),
                 m.offeredRate(),
                 m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(),
@@ -566,23 +562,8 @@ public final class Experiment {
                 k.voluntarySwitches(), k.involuntarySwitches(), k.minorFaults(), k.majorFaults(), k.migrations(),
                 per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),
                 s.getOrDefault("bufferRingExhausted", Double.NaN), s.getOrDefault("iterations", Double.NaN),
-                m.mismatches(), m.errors(), m.starved(), foreign, profiled);
-        }
-    }
-
-    private String startProfiler(ServerProcess server) {
-        try {
-            return server.startProfiler(profiling.library());
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static void stopProfiler(ServerProcess server) {
-        try {
-            server.stopProfiler();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+                m.mismatches(), m.errors(), m.starved(), foreign, false);
+            return profiler.mark(run);
         }
     }
 

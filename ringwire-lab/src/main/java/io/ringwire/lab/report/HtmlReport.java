@@ -49,17 +49,27 @@ public final class HtmlReport {
         for (String n : report.notes()) {
             b.append("<p class=\"verdict bad note\">").append(Html.escape(n)).append("</p>\n");
         }
-        b.append("<p class=\"small\">Each server ran in a fresh JVM, pinned apart from the load generator when the "
-            + "machine has two cores; figures are medians over rounds (servers alternate order), ratios are to "
-            + "netty-epoll. CPU per message is the server process's CPU time (its process CPU clock) divided by "
-            + "answers; the JIT compiler threads are left out of it and shown apart (JIT cores). Context switches, "
-            + "page faults and CPU migrations are counted per 1,000 answers from /proc at the window's edges, as perf "
-            + "stat's context-switches (voluntary + involuntary), page-faults (minor + major) and cpu-migrations; "
-            + "the switches and migrations of a thread that ended inside the window are lost. Every echoed byte was "
-            + "checked.</p>\n");
+        if (report.overview().subject().equals(Competitor.LETTUCE_RINGWIRE.label())) {
+            b.append("<p class=\"small\">Each client ran in a fresh JVM against a fresh redis-server, pinned apart "
+                + "from it when the machine has two cores; figures are medians over rounds (clients alternate order), "
+                + "ratios are to lettuce-epoll. CPU per command is the client process's CPU time (its process CPU "
+                + "clock) divided by the commands answered; the JIT compiler threads are left out of it and shown "
+                + "apart (JIT cores); redis-server's cores stand in the loadgen column. Every reply was checked."
+                + "</p>\n");
+        } else {
+            b.append("<p class=\"small\">Each server ran in a fresh JVM, pinned apart from the load generator when "
+                + "the machine has two cores; figures are medians over rounds (servers alternate order), ratios are to "
+                + "netty-epoll. CPU per message is the server process's CPU time (its process CPU clock) divided by "
+                + "answers; the JIT compiler threads are left out of it and shown apart (JIT cores). Every echoed byte "
+                + "was checked.</p>\n");
+        }
+        b.append("<p class=\"small\">Context switches, page faults and CPU migrations are counted per 1,000 answers "
+            + "from /proc at the window's edges, as perf stat's context-switches (voluntary + involuntary), "
+            + "page-faults (minor + major) and cpu-migrations; the switches and migrations of a thread that ended "
+            + "inside the window are lost.</p>\n");
         b.append("<section class=\"overview\">\n");
         summary(b, report.overview());
-        overview(b, report.summaries());
+        overview(b, report.summaries(), report.overview().subject());
         b.append("</section>\n");
         for (int i = 0; i < report.summaries().size(); i++) {
             section(b, report.summaries().get(i), report.verdicts().get(i));
@@ -76,9 +86,12 @@ public final class HtmlReport {
         return b.append("</body></html>\n").toString();
     }
 
-    /** The first chart: Ringwire's CPU per message over each competitor's, per workload, with 95 % intervals. */
-    private static void overview(StringBuilder b, List<Summary> summaries) {
-        String rw = Competitor.RINGWIRE.label();
+    /**
+     * The first chart: Ringwire's CPU per message over each competitor's, per workload, with 95 % intervals; or where
+     * only the redis-client workload's clients ran ({@code rw} lettuce-ringwire), Lettuce on Ringwire's CPU per
+     * command.
+     */
+    private static void overview(StringBuilder b, List<Summary> summaries, String rw) {
         // a profiled run's ratios enter no verdict, and this chart's whiskers are the verdicts' test
         List<Summary> withRingwire = summaries.stream().filter(s -> s.row(rw) != null && !s.profiled()).toList();
         List<String> others = new ArrayList<>();
@@ -105,11 +118,15 @@ public final class HtmlReport {
                 high[o][w] = c.high();
             }
         }
-        b.append("<h2>At a glance: Ringwire's server CPU per message over each "
+        boolean clients = rw.equals(Competitor.LETTUCE_RINGWIRE.label());
+        b.append(clients ? "<h2>At a glance: Lettuce on Ringwire's client CPU per command over each other "
+                + "client's</h2>\n<p class=\"small\">Below 1: Lettuce on Ringwire spends less."
+                : "<h2>At a glance: Ringwire's server CPU per message over each "
             + "competitor's</h2>\n<p class=\"small\">Below 1: Ringwire spends less. Whiskers: 95 % bootstrap "
             + "interval of the ratio of medians over runs; a whisker that crosses 1 means no measurable "
             + "difference.</p>\n<div class=\"charts\">")
-            .append(Charts.grouped("ringwire / competitor, CPU per message", "×", labels, others, ratio, low, high,
+            .append(Charts.grouped(rw + " / " + (clients ? "client, CPU per command" : "competitor, CPU per message"),
+                "×", labels, others, ratio, low, high,
                 null, false))
             .append("</div>\n");
     }
@@ -119,11 +136,15 @@ public final class HtmlReport {
      * caveats and the published figure beside it.
      */
     private static void summary(StringBuilder b, Overview overview) {
-        b.append("<h2>Summary: Ringwire as a multiple of Netty epoll and Netty io_uring</h2>\n<p class=\"small\">")
+        List<String> columns = overview.columns();
+        b.append(overview.subject().equals(Competitor.LETTUCE_RINGWIRE.label())
+                ? "<h2>Summary: Lettuce on Ringwire as a multiple of Lettuce on Netty epoll and on Netty io_uring</h2>"
+                : "<h2>Summary: Ringwire as a multiple of Netty epoll and Netty io_uring</h2>")
+            .append("\n<p class=\"small\">")
             .append(Html.escape(Overview.HOW_TO_READ)).append("</p>\n<div class=\"scroll\"><table class=\"summary\">")
             .append("<tr><th>workload</th><th>server</th>");
         for (String measure : new String[] {"CPU per message", "rate"}) {
-            for (String against : Overview.AGAINST) { // a framework's row: the same framework on that transport
+            for (String against : columns) { // a framework's row: the same framework on that transport
                 b.append("<th>").append(Html.escape(measure + " × " + against.replace("netty-", ""))).append("</th>");
             }
         }
@@ -143,13 +164,14 @@ public final class HtmlReport {
                 + "</td>";
             if (e.lines().isEmpty()) {
                 b.append("<tr data-workload=\"").append(Html.escape(e.workload())).append("\">").append(workloadCell)
-                    .append("<td colspan=\"5\">ringwire did not run</td>").append(notesCell).append("</tr>\n");
+                    .append("<td colspan=\"5\">").append(Html.escape(e.subject())).append(" did not run</td>")
+                    .append(notesCell).append("</tr>\n");
             }
             for (int i = 0; i < e.lines().size(); i++) {
                 Overview.Line l = e.lines().get(i);
                 b.append("<tr data-workload=\"").append(Html.escape(e.workload())).append("\" data-server=\"")
                     .append(Html.escape(l.server())).append("\">").append(i == 0 ? workloadCell : "").append("<td>")
-                    .append(Html.escape(l.server())).append(Overview.AGAINST.equals(Overview.against(l.server())) ? ""
+                    .append(Html.escape(l.server())).append(columns.equals(Overview.against(l.server())) ? ""
                         : Html.escape(" (× " + String.join(", × ", Overview.against(l.server())) + ")"))
                     .append("</td>");
                 for (Overview.Cell c : l.cells()) {
@@ -204,12 +226,14 @@ public final class HtmlReport {
         }
         b.append("</table></div>\n<div class=\"charts\">\n");
         List<String> servers = s.rows().stream().map(Summary.Row::server).toList();
-        String rw = Competitor.RINGWIRE.label();
+        boolean clients = s.measured().equals("client");
+        String rw = clients ? Competitor.LETTUCE_RINGWIRE.label() : Competitor.RINGWIRE.label();
         b.append(Charts.grouped((s.openLoop() ? "answers per second at the offered rate" : "throughput")
                 + ", min-max over runs", "msgs/s", servers, List.of("msgs/s"), new double[][] {values(s,
                 Summary.Row::rate)}, new double[][] {values(s, Summary.Row::rateMin)},
             new double[][] {values(s, Summary.Row::rateMax)}, rw, false)).append('\n');
-        b.append(Charts.grouped("server CPU per message, min-max over runs", "µs", servers, List.of("µs"),
+        b.append(Charts.grouped(clients ? "client CPU per command, min-max over runs"
+                : "server CPU per message, min-max over runs", "µs", servers, List.of("µs"),
             new double[][] {values(s, Summary.Row::cpuUsPerMsg)}, new double[][] {values(s, Summary.Row::cpuMin)},
             new double[][] {values(s, Summary.Row::cpuMax)}, rw, false)).append('\n');
         b.append(Charts.grouped("latency percentiles", "µs", servers, List.of("p50", "p99", "p99.9"),
@@ -234,34 +258,38 @@ public final class HtmlReport {
     }
 
     /**
-     * {@code --profile}: per experiment, ringwire's and netty-epoll's CPU per message by layer and the frames where
-     * they differ most (as in the terminal), and a link to every run's flame graph.
+     * {@code --profile}: per experiment, ringwire's and netty-epoll's CPU per message by layer (lettuce-ringwire's and
+     * lettuce-epoll's per command, in the redis-client workload) and the frames where they differ most (as in the
+     * terminal), and a link to every run's flame graph.
      */
     private static void profiles(StringBuilder b, List<Profile> profiles) {
         b.append("<section class=\"profiles\">\n<h2>Profiles (PROFILED runs: no verdict)</h2>\n<p class=\"small\">")
-            .append(Html.escape("async-profiler sampled each server from its window's opening to its closing, every "
+            .append(Html.escape("async-profiler sampled each measured process (each server, or in the redis-client "
+                + "workload each client JVM) from its window's opening to its closing, every "
                 + ServerProfiler.INTERVAL + " of CPU, with Java, native and kernel frames. A layer's figure is its "
-                + "share of the samples × the server's measured CPU per message (its JIT compiler threads included, "
-                + "as they are in the samples), pooled over the runs. The profiler's own cost is in every figure of "
-                + "these runs. Each flame graph is interactive: click a frame to zoom, search with the button at the "
+                + "share of the samples × the process's measured CPU per message or command (its JIT compiler threads "
+                + "included, as they are in the samples), pooled over the runs. The profiler's own cost is in every "
+                + "figure of these runs. Each flame graph is interactive: click a frame to zoom, search with the button at the "
                 + "top right.")).append("</p>\n");
         for (Map.Entry<String, Map<String, List<Profile>>> e : ProfileTable.byExperiment(profiles).entrySet()) {
             b.append("<h3>").append(Html.escape(e.getKey())).append("</h3>\n");
-            List<Profile> rw = e.getValue().get(Competitor.RINGWIRE.label());
-            List<Profile> epoll = e.getValue().get(Competitor.NETTY_EPOLL.label());
+            List<String> pair = ProfileTable.pair(e.getValue().keySet());
+            List<Profile> rw = e.getValue().get(pair.get(0));
+            List<Profile> epoll = e.getValue().get(pair.get(1));
             if (rw != null && epoll != null) {
                 ProfileTable.Column a = ProfileTable.column(rw);
                 ProfileTable.Column c = ProfileTable.column(epoll);
-                b.append("<table class=\"results layers\"><tr><th>layer, µs per message</th><th>")
+                String per = ProfileTable.per(a.server());
+                b.append("<table class=\"results layers\"><tr><th>layer, µs per ").append(per).append("</th><th>")
                     .append(Html.escape(a.server())).append("</th><th>").append(Html.escape(c.server()))
                     .append("</th><th>difference</th></tr>\n");
                 for (ProfileLayer l : ProfileLayer.values()) {
                     layerRow(b, l.label(), a.layer(l), c.layer(l));
                 }
                 layerRow(b, "total (process CPU, JIT included)", a.cpuUsPerMsg(), c.cpuUsPerMsg());
-                b.append("</table>\n<table class=\"results frames\"><tr><th>frame (self time), µs per message"
-                    + "</th><th>").append(Html.escape(a.server())).append("</th><th>").append(Html.escape(c.server()))
-                    .append("</th><th>difference</th></tr>\n");
+                b.append("</table>\n<table class=\"results frames\"><tr><th>frame (self time), µs per ").append(per)
+                    .append("</th><th>").append(Html.escape(a.server())).append("</th><th>")
+                    .append(Html.escape(c.server())).append("</th><th>difference</th></tr>\n");
                 for (ProfileTable.Difference d : ProfileTable.differences(a, c, ProfileTable.TOP)) {
                     layerRow(b, ProfileTable.display(d.frame()), d.a(), d.b());
                 }

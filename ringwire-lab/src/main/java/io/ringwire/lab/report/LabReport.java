@@ -119,7 +119,9 @@ public record LabReport(String command, Map<String, String> machine, List<String
         machine.put("load generator", external.isEmpty() ? lab : workloads.isEmpty() ? String.join("; ", external)
             : lab + "; " + String.join("; ", external));
         if (!profiles.isEmpty()) {
-            machine.put("profiler", "async-profiler " + ServerProfiler.VERSION + " in every measured server, from "
+            boolean clients = profiles.stream().allMatch(p -> Competitor.client(p.server()));
+            machine.put("profiler", "async-profiler " + ServerProfiler.VERSION + " in every measured "
+                + (clients ? "client JVM" : "server") + ", from "
                 + "the window's opening to its closing: " + String.join(", ", profiles.stream().map(Profile::engine)
                     .distinct().toList()) + " every " + ServerProfiler.INTERVAL + " of CPU, Java, native and "
                 + (profiles.stream().allMatch(Profile::kernelFrames) ? "kernel frames"

@@ -13,7 +13,9 @@ import java.util.stream.Collectors;
 
 /**
  * The lab's answer at a glance, the last thing it prints and the first thing the report shows: per workload,
- * Ringwire's server CPU per message and rate as a multiple of Netty epoll's and Netty io_uring's, each a ratio of
+ * Ringwire's server CPU per message and rate as a multiple of Netty epoll's and Netty io_uring's (in the redis-client
+ * workload, Lettuce on Ringwire's client CPU per command and rate as a multiple of Lettuce on epoll's and on
+ * io_uring's: {@link Entry#subject}), each a ratio of
  * medians with its spread and whether the difference is measurable, by the verdicts' own statistics
  * ({@link Stats.Comparison}); the flags that limit what those figures say (the verdicts' tests, {@link Summary}); and
  * the published figure where the workload's source gave one ({@link PublishedFigure#against}).
@@ -71,9 +73,11 @@ public record Overview(List<Overview.Entry> entries) {
      * @param published the published figure beside this machine's, or null
      * @param runs     runs per server (the rounds)
      * @param profiled whether a profiler sampled the servers: the ratios are shown, without a verdict
+     * @param subject  whom the others are set against: ringwire, or where the measured processes were the
+     *                 redis-client workload's clients lettuce-ringwire (against lettuce-epoll and lettuce-io_uring)
      */
     record Entry(String workload, String variant, boolean openLoop, List<Line> lines, List<String> flags,
-                 String trade, PublishedFigure.Comparison published, int runs, boolean profiled) {
+                 String trade, PublishedFigure.Comparison published, int runs, boolean profiled, String subject) {
         /** @return "echo · 500 conns × 128 B at 20k msgs/s", and "(fixed load)" when it was */
         String title() {
             return workload + " · " + variant + (openLoop ? " (fixed load)" : "");
@@ -110,6 +114,21 @@ public record Overview(List<Overview.Entry> entries) {
         return !framework(server).isEmpty() && Competitor.onFramework(server);
     }
 
+    /**
+     * @return whom the summary sets against the others: lettuce-ringwire where every entry measured the redis-client
+     *         workload's clients, else ringwire
+     */
+    String subject() {
+        String client = Competitor.LETTUCE_RINGWIRE.label();
+        return !entries.isEmpty() && entries.stream().allMatch(e -> e.subject().equals(client)) ? client
+            : Competitor.RINGWIRE.label();
+    }
+
+    /** @return the competitors of the summary's columns: {@link #AGAINST}, or Lettuce on epoll and on io_uring */
+    List<String> columns() {
+        return against(subject());
+    }
+
     private static Entry entry(Summary s) {
         List<Line> lines = new ArrayList<>();
         for (Summary.Row r : s.rows()) {
@@ -135,7 +154,8 @@ public record Overview(List<Overview.Entry> entries) {
                 + "%d µs to share a wake-up)", mw.server(), mw.p50Us(), rw.p50Us(), Competitor.MIN_WAIT_MICROS);
         int runs = s.rows().stream().mapToInt(Summary.Row::runs).max().orElse(0);
         return new Entry(s.workload(), s.variant(), s.openLoop(), List.copyOf(lines), flags(s, lines), trade,
-            PublishedFigure.against(s), runs, s.profiled());
+            PublishedFigure.against(s), runs, s.profiled(), s.measured().equals("client")
+                ? Competitor.LETTUCE_RINGWIRE.label() : Competitor.RINGWIRE.label());
     }
 
     /** The verdict's caveats that touch the servers compared here, and any failure at all, in short. */
@@ -145,8 +165,8 @@ public record Overview(List<Overview.Entry> entries) {
         lines.forEach(l -> compared.addAll(against(l.server()))); // a framework's on its other transports
         List<String> flags = new ArrayList<>();
         if (s.profiled()) {
-            flags.add("PROFILED: async-profiler sampled every server in its window; its cost is in these figures, "
-                + "which enter no verdict");
+            flags.add("PROFILED: async-profiler sampled every " + s.measured() + " in its window; its cost is in these "
+                + "figures, which enter no verdict");
         }
         List<String> failed = s.rows().stream().filter(r -> !r.clean())
             .map(r -> r.server() + " " + (r.mismatches() + r.errors())).toList();
@@ -260,25 +280,28 @@ public record Overview(List<Overview.Entry> entries) {
     public String text(Path report) {
         StringBuilder b = new StringBuilder();
         int runs = entries.stream().mapToInt(Entry::runs).max().orElse(0);
-        b.append(String.format(Locale.ROOT, "== summary: ringwire as a multiple of netty-epoll and netty-io_uring, "
-            + "%d run%s each ==%n", runs, runs == 1 ? "" : "s"));
-        b.append(String.format(Locale.ROOT, "%-" + LABEL + "s%-" + CELL + "s%s%n", "", "× " + AGAINST.get(0),
-            "× " + AGAINST.get(1)));
+        List<String> columns = columns();
+        b.append(String.format(Locale.ROOT, "== summary: %s as a multiple of %s and %s, %d run%s each ==%n",
+            subject(), columns.get(0), columns.get(1), runs, runs == 1 ? "" : "s"));
+        b.append(String.format(Locale.ROOT, "%-" + LABEL + "s%-" + CELL + "s%s%n", "", "× " + columns.get(0),
+            "× " + columns.get(1)));
         for (Entry e : entries) {
             wrap(b, e.title(), "", "    ");
             if (e.lines().isEmpty()) {
-                b.append("  ringwire did not run\n");
+                b.append("  ").append(e.subject()).append(" did not run\n");
             }
             for (Line l : e.lines()) {
-                boolean own = l.server().equals(Competitor.RINGWIRE.label());
-                if (onFramework(l.server())) {
+                // the subject of the columns (ringwire; lettuce-ringwire where only clients ran) on rows of its own
+                boolean own = l.server().equals(subject());
+                if (onFramework(l.server()) && !own) {
                     List<String> others = against(l.server());
                     wrap(b, l.server() + " × " + others.get(0) + ", × " + others.get(1) + ":", "  ", "    ");
                     row(b, "    CPU per message", l, true, e);
                     row(b, "    rate", l, false, e);
                     continue;
                 }
-                row(b, own ? "  CPU per message" : "  CPU, " + l.server(), l, true, e);
+                row(b, own ? "  CPU per " + (Competitor.client(l.server()) ? "command" : "message")
+                    : "  CPU, " + l.server(), l, true, e);
                 if (own) {
                     row(b, "  rate", l, false, e);
                 }

@@ -19,15 +19,21 @@ import java.util.Set;
 
 /**
  * {@code --profile}'s answer in the terminal: per experiment where both ran, Ringwire's and Netty epoll's CPU per
- * message split into {@link ProfileLayer}s (each layer's share of the server's samples × its measured CPU per
- * message), and the leaf frames (self time) where the two differ most.
+ * message (in the redis-client workload, Lettuce's on Ringwire and on Netty epoll, per command) split into
+ * {@link ProfileLayer}s (each layer's share of the measured process's samples × its measured CPU per message), and the
+ * leaf frames (self time) where the two differ most.
  */
 final class ProfileTable {
     /** Frames listed where the two servers differ most. */
     static final int TOP = 12;
 
-    private static final String A = Competitor.RINGWIRE.label();
-    private static final String B = Competitor.NETTY_EPOLL.label();
+    /**
+     * What the table sets side by side, Ringwire first: the servers on Ringwire and on Netty epoll; the redis-client
+     * workload's clients, Lettuce on Ringwire and on Netty epoll (its baseline, {@link Summary#baseline}).
+     */
+    static final List<List<String>> PAIRS = List.of(
+        List.of(Competitor.RINGWIRE.label(), Competitor.NETTY_EPOLL.label()),
+        List.of(Competitor.LETTUCE_RINGWIRE.label(), Competitor.LETTUCE_EPOLL.label()));
 
     private ProfileTable() { }
 
@@ -106,6 +112,24 @@ final class ProfileTable {
             .limit(n).toList();
     }
 
+    /**
+     * @param profiled the labels of an experiment's profiled servers or clients
+     * @return the pair of {@link #PAIRS} the table sets side by side there: the clients' if any of them is a client
+     */
+    static List<String> pair(java.util.Collection<String> profiled) {
+        return profiled.stream().anyMatch(Competitor::client) ? PAIRS.get(1) : PAIRS.get(0);
+    }
+
+    /** @return "client" for a client's label (redis-client), else "server": whose CPU a profile measured */
+    static String measured(String label) {
+        return Competitor.client(label) ? "client" : "server";
+    }
+
+    /** @return what the process's CPU is divided by: a client's commands, a server's messages */
+    static String per(String label) {
+        return Competitor.client(label) ? "command" : "message";
+    }
+
     /** @return the profiles grouped per experiment, then per server, in the order they ran */
     static Map<String, Map<String, List<Profile>>> byExperiment(List<Profile> profiles) {
         Map<String, Map<String, List<Profile>>> out = new LinkedHashMap<>();
@@ -118,19 +142,21 @@ final class ProfileTable {
 
     /**
      * @param profiles every profile of the lab's invocation
-     * @return per experiment where ringwire and netty-epoll were both profiled, the layer table and the frames that
-     *         differ most; for the others a line saying the flame graphs are written; empty without profiles
+     * @return per experiment where both of its {@link #pair} were profiled (ringwire and netty-epoll, or
+     *         lettuce-ringwire and lettuce-epoll), the layer table and the frames that differ most; for the others a
+     *         line saying the flame graphs are written; empty without profiles
      */
     static String text(List<Profile> profiles) {
         StringBuilder b = new StringBuilder();
         for (Map.Entry<String, Map<String, List<Profile>>> e : byExperiment(profiles).entrySet()) {
-            List<Profile> a = e.getValue().get(A);
-            List<Profile> c = e.getValue().get(B);
+            List<String> pair = pair(e.getValue().keySet());
+            List<Profile> a = e.getValue().get(pair.get(0));
+            List<Profile> c = e.getValue().get(pair.get(1));
             b.append('\n');
             if (a == null || c == null) {
                 Overview.wrap(b, "profile · " + e.getKey() + ": flame graphs of " + String.join(", ",
-                    e.getValue().keySet()) + " in the report (the layer table sets " + A + " against " + B
-                    + ", and not both were profiled)", "", "    ");
+                    e.getValue().keySet()) + " in the report (the layer table sets " + pair.get(0) + " against "
+                    + pair.get(1) + ", and not both were profiled)", "", "    ");
                 continue;
             }
             table(b, e.getKey(), column(a), column(c));
@@ -139,8 +165,9 @@ final class ProfileTable {
     }
 
     private static void table(StringBuilder b, String experiment, Column a, Column c) {
-        Overview.wrap(b, "== profile · " + experiment + ": server CPU µs/msg by layer (PROFILED) ==",
-            "", "   ");
+        String unit = per(a.server()).equals("command") ? "µs/command" : "µs/msg";
+        Overview.wrap(b, "== profile · " + experiment + ": " + measured(a.server()) + " CPU " + unit
+            + " by layer (PROFILED) ==", "", "   ");
         String row = "%-34s %12s %12s %9s%n";
         b.append(String.format(Locale.ROOT, row, "layer", a.server(), c.server(), "diff"));
         for (ProfileLayer l : ProfileLayer.values()) {
@@ -151,7 +178,7 @@ final class ProfileTable {
             us(c.cpuUsPerMsg()), signed(a.cpuUsPerMsg() - c.cpuUsPerMsg())));
         b.append(String.format(Locale.ROOT, row, "samples", String.format(Locale.ROOT, "%,d", a.samples()),
             String.format(Locale.ROOT, "%,d", c.samples()), ""));
-        b.append("frames (self time) where they differ most, µs per message:\n");
+        b.append("frames (self time) where they differ most, µs per " + per(a.server()) + ":\n");
         String frameRow = "%-79s %12s %12s %9s%n";
         b.append(String.format(Locale.ROOT, frameRow, "frame", a.server(), c.server(), "diff"));
         for (Difference d : differences(a, c, TOP)) {
@@ -166,7 +193,8 @@ final class ProfileTable {
                 + " (" + Profiling.kernelFramesAllowed() + "): kernel time is under 'other' or the caller's "
                 + "layer there";
         Overview.wrap(b, "sampled by " + String.join("; ", how) + ", every " + ServerProfiler.INTERVAL
-            + " of CPU; " + kernel + ". A layer: its share of the samples × the measured CPU per message (the "
+            + " of CPU; " + kernel + ". A layer: its share of the samples × the measured CPU per " + per(a.server())
+            + " (the "
             + "median over the runs). The profiler's own cost is in these figures: they enter no verdict.", "", "");
     }
 

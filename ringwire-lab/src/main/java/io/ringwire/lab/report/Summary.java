@@ -349,7 +349,7 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
             + (epoll == null ? "" : String.format(Locale.ROOT, " vs netty-epoll %.0f MiB", f.applyAsDouble(epoll)));
     }
 
-    /** @return whether a profiler sampled the servers of any run: then the figures enter no verdict */
+    /** @return whether a profiler sampled the server (or client) of any run: then the figures enter no verdict */
     public boolean profiled() {
         return profiledRuns > 0;
     }
@@ -365,9 +365,9 @@ public record Summary(String workload, String variant, List<Summary.Row> rows, i
         StringBuilder b = new StringBuilder(workload).append(" (").append(variant).append("): ");
         long bad = bad();
         if (profiled()) {
-            b.append(String.format(Locale.ROOT, "PROFILED (%d of %d runs): async-profiler sampled every server in its "
+            b.append(String.format(Locale.ROOT, "PROFILED (%d of %d runs): async-profiler sampled every %s in its "
                 + "window, so the figures carry its cost and enter no verdict; rerun without --profile to compare",
-                profiledRuns, totalRuns));
+                profiledRuns, totalRuns, measured()));
             if (bad > 0) {
                 b.append("; FAILED: ").append(bad).append(" mismatched bytes or errors");
             }

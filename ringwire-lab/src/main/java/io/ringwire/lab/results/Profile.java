@@ -12,19 +12,20 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One server's profile of one measured window ({@code --profile}): its samples by {@link ProfileLayer} and by leaf
- * frame (self time), read from async-profiler's collapsed stacks, with the server's CPU per message over the same window.
+ * One measured process's profile of one window ({@code --profile}), a server's or the redis-client workload's client
+ * JVM's: its samples by {@link ProfileLayer} and by leaf frame (self time), read from async-profiler's collapsed
+ * stacks, with the process's CPU per message (per command, for a client) over the same window.
  *
  * @param workload     the workload
  * @param variant      its parameters
- * @param server       the competitor
+ * @param server       the competitor: a server, or a client
  * @param round        the round
  * @param engine       the sampling engine that ran: {@code cpu-clock} (perf_events), or {@code itimer} and why
  * @param flameGraph   the flame graph, relative to the report's directory
  * @param collapsed    the collapsed stacks, relative to the report's directory
  * @param samples      samples in the window
  * @param kernelFrames whether any sample had kernel frames
- * @param cpuUsPerMsg  the server process's CPU per message over the window, its JIT compiler threads included (they
+ * @param cpuUsPerMsg  the process's CPU per message over the window, its JIT compiler threads included (they
  *                     are in the samples too)
  * @param layers       samples per layer
  * @param self         samples per leaf frame ({@code _[k]} on kernel frames); not written to results.json

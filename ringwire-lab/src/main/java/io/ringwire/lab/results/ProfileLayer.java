@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * Where one sample of a server's profile spent its CPU: the layer of its stack (async-profiler's collapsed format,
- * root first, frames separated by {@code ;}; kernel frames end in {@code _[k]}, Java frames are {@code a/b/C.m}).
+ * Where one sample of a server's (or the redis-client workload's client's) profile spent its CPU: the layer of its
+ * stack (async-profiler's collapsed format, root first, frames separated by {@code ;}; kernel frames end in
+ * {@code _[k]}, Java frames are {@code a/b/C.m}).
  *
  * <p>The rules, in order:
  * <ol>
@@ -23,7 +24,8 @@ import java.util.regex.Pattern;
  *           faults and interrupts {@link #OTHER}. A kernel stack none of whose frames names a layer is
  *           {@link #OTHER}: the Java caller of a kernel sample never takes it.</li>
  *       <li>Java frames: the lab's own instrumentation in the server ({@code ServerStats}, {@code MemorySnapshot})
- *           {@link #OTHER}; the workload's code ({@code io.ringwire.lab}, {@code io.ringwire.examples})
+ *           {@link #OTHER}; the workload's code ({@code io.ringwire.lab}, {@code io.ringwire.examples}), and in the
+ *           redis-client workload's client Lettuce ({@code io.lettuce}), whose commands are its work,
  *           {@link #HANDLER}; the rest of {@code io.ringwire}, Netty's native and NIO channels
  *           ({@code io.netty.channel.epoll}, {@code .uring}, {@code .unix}, {@code .nio}, {@code .socket.nio}) and
  *           the JDK's {@code sun.nio.ch} {@link #TRANSPORT}; the rest of {@code io.netty} (pipeline, buffers,
@@ -46,7 +48,7 @@ public enum ProfileLayer {
     TRANSPORT("transport's Java"),
     /** The rest of Netty: the pipeline, buffers, codecs, executors. */
     NETTY("Netty pipeline and buffers"),
-    /** The workload's own handler (io.ringwire.lab, io.ringwire.examples). */
+    /** The workload's own handler (io.ringwire.lab, io.ringwire.examples); in a Lettuce client, Lettuce too. */
     HANDLER("workload handler"),
     /** The collector and the JIT compiler, and the VM thread. */
     GC_JIT("GC and JIT"),
@@ -149,7 +151,8 @@ public enum ProfileLayer {
             || java.startsWith("io.ringwire.lab.server.MemorySnapshot")) {
             return OTHER; // the lab's sampler and its answers, not the workload
         }
-        if (java.startsWith("io.ringwire.lab.") || java.startsWith("io.ringwire.examples.")) {
+        if (java.startsWith("io.ringwire.lab.") || java.startsWith("io.ringwire.examples.")
+            || java.startsWith("io.lettuce.")) {
             return HANDLER;
         }
         if (java.startsWith("io.ringwire.") || java.startsWith("io.netty.channel.epoll.")

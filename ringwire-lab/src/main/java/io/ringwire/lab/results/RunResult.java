@@ -60,8 +60,8 @@ package io.ringwire.lab.results;
  *                        (a server that starves some connections while serving the rest; not an error)
  * @param foreignCores    CPU used during the window by processes other than the server and the lab (other work
  *                        on a shared machine), in cores; above {@link #CONTAMINATED_CORES} the run is flagged
- * @param profiled        whether a profiler sampled the server during the window ({@code --profile}): its figures
- *                        carry the profiler's cost and enter no verdict
+ * @param profiled        whether a profiler sampled the server (or redis-client's client) during the window
+ *                        ({@code --profile}): its figures carry the profiler's cost and enter no verdict
  */
 public record RunResult(String workload, String variant, String server, int round, double warmupSeconds, double rate,
                         double offeredRate,

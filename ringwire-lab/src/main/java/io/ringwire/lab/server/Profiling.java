@@ -12,8 +12,9 @@ import java.util.Locale;
 /**
  * The lab's side of {@code --profile}: async-profiler's library for this machine, taken from the
  * {@code tools.profiler:async-profiler} jar on the lab's class path (it ships linux-x64 and linux-arm64) into a
- * temporary file, loaded into every measured server JVM at its start; the server samples its measured window
- * ({@link ServerProfiler}) and writes {@code <report dir>/profiles/<workload>-<variant>-<server>-r<round>.html} (the
+ * temporary file, loaded into every measured server JVM (and the redis-client workload's client JVM) at its start; the
+ * JVM samples its measured window ({@link ServerProfiler}, which the client runs too) and writes
+ * {@code <report dir>/profiles/<workload>-<variant>-<server or client>-r<round>.html} (the
  * flame graph) and {@code .collapsed} (the stacks, read into a {@link Profile}).
  */
 public final class Profiling {

@@ -46,6 +46,41 @@ class OverviewTest {
         return runs;
     }
 
+    /** The redis-client workload's clients, whose baseline is Lettuce on epoll: Lettuce on Ringwire 20 % cheaper. */
+    private static List<RunResult> clientRuns() {
+        List<RunResult> runs = new ArrayList<>();
+        for (int round = 1; round <= 2; round++) {
+            for (Competitor c : Competitor.lettuceClients()) {
+                double cpu = (c == Competitor.LETTUCE_RINGWIRE ? 8.0 : 10.0) + round * 0.1;
+                runs.add(SummaryTest.run("redis-client", "SET 16 B, 4 in flight", c.label(), round, 50_000, cpu,
+                    0.6, 0, 0, 0, 0));
+            }
+        }
+        return runs;
+    }
+
+    @Test
+    void aSummaryOfClientsNamesLettuceOnEpollAsTheBaselineNotNettysServers() {
+        LabReport report = LabReport.of("./ringwire lab redis-client", ServerJvm.DEFAULT,
+            LoadGenerator.Engine.IO_URING, List.of(), clientRuns(), null);
+        String text = report.summaryText(REPORT);
+        ProgressTest.assertFits(text);
+        assertTrue(text.contains("== summary: lettuce-ringwire as a multiple of lettuce-epoll and lettuce-io_uring, "
+            + "2 runs each =="), text);
+        String header = text.lines().filter(l -> l.contains("× lettuce-epoll")).findFirst().orElseThrow(
+            () -> new AssertionError("a column × lettuce-epoll: " + text));
+        assertTrue(header.contains("× lettuce-io_uring"), header);
+        assertFalse(text.contains("netty-"), () -> "no server is named for clients: " + text);
+        String cpu = text.lines().filter(l -> l.startsWith("  CPU per command")).findFirst().orElseThrow(
+            () -> new AssertionError("lettuce-ringwire's own rows: " + text));
+        assertTrue(cpu.contains("0.80") && cpu.contains("lower"), cpu);
+        String html = HtmlReport.render(report);
+        assertTrue(html.contains("<h2>Summary: Lettuce on Ringwire as a multiple of Lettuce on Netty epoll and on "
+            + "Netty io_uring</h2>"), html);
+        assertTrue(html.contains("<th>CPU per message × lettuce-epoll</th>"), html);
+        assertTrue(html.contains("ratios are to lettuce-epoll"), html);
+    }
+
     @Test
     void theSummaryNamesEveryWorkloadRunAndFitsInAHundredAndTwentyColumns() {
         List<RunResult> runs = defaultSuiteWithEveryCaveat();

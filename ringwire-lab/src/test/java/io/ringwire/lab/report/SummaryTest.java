@@ -35,9 +35,15 @@ public class SummaryTest {
      */
     public static RunResult run(Experiment e, String server, int round, double rate, double cpu, double cores,
                          double lagUs, double foreign, long mismatches, long starved) {
+        return run(e.workload(), e.variant(), server, round, rate, cpu, cores, lagUs, foreign, mismatches, starved);
+    }
+
+    /** {@link #run(Experiment, String, int, double, double, double, double, double, long, long)} by name. */
+    public static RunResult run(String workload, String variant, String server, int round, double rate, double cpu,
+                                double cores, double lagUs, double foreign, long mismatches, long starved) {
         double nan = Double.NaN;
-        boolean open = e.variant().contains("msgs/s");
-        return new RunResult(e.workload(), e.variant(), server, round, 2.0, rate, open ? rate : nan, 95, 420, 900,
+        boolean open = variant.contains("msgs/s");
+        return new RunResult(workload, variant, server, round, 2.0, rate, open ? rate : nan, 95, 420, 900,
             2000, nan, nan, open ? lagUs : nan, cpu, cores, 0.01, cores, 0, 300, 80, 40, 120, 9, 4, 2, 10, 64,
             server.contains("ringwire") ? 8 : nan, nan, nan, nan, nan, mismatches, 0, starved, foreign);
     }

@@ -79,6 +79,9 @@ class ProfileLayerTest {
         assertEquals(ProfileLayer.HANDLER, ProfileLayer.of(RINGWIRE_LOOP + ";io/netty/channel/"
             + "AbstractChannelHandlerContext.invokeChannelRead;io/ringwire/lab/server/LabServer$PausingEchoHandler"
             + ".channelRead"));
+        // in the redis-client workload's client, Lettuce's command handling is the workload's
+        assertEquals(ProfileLayer.HANDLER, ProfileLayer.of(RINGWIRE_LOOP + ";io/netty/channel/"
+            + "AbstractChannelHandlerContext.invokeChannelRead;io/lettuce/core/protocol/CommandHandler.channelRead"));
         // the lab's own sampler in the server is not the workload
         assertEquals(ProfileLayer.OTHER, ProfileLayer.of("java/lang/Thread.run;io/ringwire/lab/server/ServerStats.sample;"
             + "java/lang/Thread.sleep"));

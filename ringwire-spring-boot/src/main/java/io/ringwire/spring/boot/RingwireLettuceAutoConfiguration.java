@@ -32,7 +32,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * </ul>
  * Where Ringwire cannot run, as {@code Ringwire.bestTransport()} decides, the resources are Boot's as they were, Lettuce
  * runs on its own transport (epoll when {@code netty-transport-native-epoll} is on the class path, else NIO), and one
- * line in the log says why. An application that declares its own {@code ClientResources} bean keeps it as it is.
+ * line in the log says why. An application that declares its own {@code ClientResources} bean keeps it as it is. A
+ * client the application makes itself on Boot's resources with {@code RedisClient.create} gets Lettuce's own event
+ * loops from them and runs on Lettuce's transport; made with {@link RingwireLettuce#redisClient} it runs on Ringwire.
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass({LettuceConnectionFactory.class, RedisClient.class, ClientResourcesBuilderCustomizer.class,

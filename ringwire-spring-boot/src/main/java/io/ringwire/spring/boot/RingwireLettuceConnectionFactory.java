@@ -52,7 +52,7 @@ final class RingwireLettuceConnectionFactory extends LettuceConnectionFactory {
         if (factory.getClass() != LettuceConnectionFactory.class) {
             throw new IllegalStateException("Bean '" + beanName + "' (" + factory.getClass().getName() + ", a subclass "
                 + "of LettuceConnectionFactory) has the ClientResources on Ringwire's event loops, but its Lettuce "
-                + "clients would open channels of Lettuce's own transport, which those loops refuse: give it client "
+                + "clients would run on Lettuce's own transport, not on those loops: give it client "
                 + "resources of its own, or make it a LettuceConnectionFactory (Ringwire then makes its clients), or set "
                 + "ringwire.enabled=false");
         }

@@ -1,8 +1,12 @@
 package io.ringwire.spring.boot;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.resource.ClientResources;
 import io.netty.channel.Channel;
 import io.ringwire.lettuce.RedisServer;
+import io.ringwire.lettuce.RingwireLettuce;
 import io.ringwire.spring.boot.redis.GreetingApplication;
 import io.ringwire.transport.Ringwire;
 import io.ringwire.transport.RingwireCounters;
@@ -19,6 +23,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -101,6 +106,43 @@ class SpringDataRedisOnRingwireTest {
             }
             assertTrue(counters.writeBytes() - written > 256 * 1024, "Ringwire's loop wrote the SET: " + counters);
             assertTrue(counters.recvBytes() - received > 256 * 1024, "Ringwire's loop received the GET: " + counters);
+        }
+    }
+
+    /**
+     * An application that makes a Lettuce client of its own on Boot's {@code ClientResources} bean, with Lettuce's
+     * {@code RedisClient.create}: Lettuce's client opens its own transport's channel, which must not land on Ringwire's
+     * loops; Boot's own connections stay on Ringwire.
+     */
+    @Test
+    void aClientTheApplicationMakesOnBootsClientResourcesConnects() {
+        try (ConfigurableApplicationContext context = run()) {
+            ClientResources resources = context.getBean(ClientResources.class);
+            assertTrue(RingwireLettuce.isRingwire(resources), "Boot's client resources are on Ringwire's loops");
+            List<Channel> channels = context.getBean(GreetingApplication.Channels.class).opened;
+            RedisClient client = RedisClient.create(resources, RedisURI.builder().redis("127.0.0.1", server.port)
+                .withTimeout(Duration.ofSeconds(30)).build());
+            Channel own;
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                connection.sync().set("made-by-the-application", "hello");
+                assertEquals("hello", connection.sync().get("made-by-the-application"));
+                own = channels.get(channels.size() - 1);
+                // Lettuce's own choice: epoll here (Reactor Netty brings Netty's epoll transport), else NIO
+                assertTrue(own.getClass().getName().startsWith("io.netty.channel."),
+                    () -> own + ": " + own.getClass().getName());
+                assertNull(RingwireCounters.of(own.eventLoop()), "the loop of " + own + " is Lettuce's own");
+            } finally {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(10)); // its loops only: the resources are Boot's
+            }
+
+            GreetingApplication.Greetings greetings = context.getBean(GreetingApplication.Greetings.class);
+            assertEquals("hello", greetings.roundTrip("after-the-application's-client", "hello"));
+            List<Channel> boots = channels.stream().filter(c -> c != own).toList();
+            assertFalse(boots.isEmpty(), "Boot's factory opened a channel");
+            for (Channel channel : boots) {
+                assertInstanceOf(RingwireSocketChannel.class, channel);
+                assertNotNull(RingwireCounters.of(channel.eventLoop()), "the loop of " + channel + " is Ringwire's");
+            }
         }
     }
 
