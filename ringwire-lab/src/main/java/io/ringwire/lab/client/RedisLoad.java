@@ -293,10 +293,10 @@ final class RedisLoad implements ServerStats.Extension {
             if (pacer != null) {
                 pacer.join(TimeUnit.SECONDS.toMillis(30));
             }
+            // no flushCommands() from here: every batch flushes itself, and a flush from this thread, not the
+            // connection's event loop, reaches the channel as a task behind what the loop writes meanwhile, so a
+            // batch's SET flushed here could go out after its GET, flushed by the loop (a stale read, a mismatch)
             while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-                if (shape.mode().equals("pipeline")) {
-                    connection.flushCommands();
-                }
                 Thread.sleep(10);
             }
             int unanswered = inFlight.get();
