@@ -93,7 +93,7 @@ record ClientRuns(String program, Experiment.Settings settings, String mode, int
             long errors = finished.isEmpty() ? load.get("errors").longValue() + 1 // it did not finish: an error
                 : finished.get("errors").longValue();
             SoftwareCounters.PerThousand k = SoftwareCounters.perThousand(counters[0], counters[1], commands);
-            return profiler.mark(new RunResult("redis-client", Workloads.redisClientVariant(mode, size, depth, rate),
+            return new RunResult("redis-client", Workloads.redisClientVariant(mode, size, depth, rate),
                 client.label(), round, warmup.seconds(), commands / load.get("seconds"), load.get("offeredRate"),
                 load.get("p50Us"), load.get("p99Us"), load.get("p999Us"), load.get("maxUs"), Double.NaN, Double.NaN,
                 load.get("sendLagP99Us"), commands == 0 ? Double.NaN : clientCpu * 1e6 / commands,
@@ -107,7 +107,7 @@ record ClientRuns(String program, Experiment.Settings settings, String mode, int
                 k.voluntarySwitches(), k.involuntarySwitches(), k.minorFaults(), k.majorFaults(), k.migrations(),
                 per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),
                 s.getOrDefault("bufferRingExhausted", Double.NaN), s.getOrDefault("iterations", Double.NaN),
-                mismatches, errors, 0, foreign, false));
+                mismatches, errors, 0, foreign, profiler.profiled());
         }
     }
 

@@ -546,7 +546,7 @@ public final class Experiment {
             SoftwareCounters.PerThousand k = counters[0] == null || counters[1] == null
                 ? SoftwareCounters.PerThousand.NONE
                 : SoftwareCounters.perThousand(counters[0], counters[1], m.messages());
-            RunResult run = new RunResult(workload, variant, competitor.label(), round, primeSeconds + warmup.seconds(),
+            return new RunResult(workload, variant, competitor.label(), round, primeSeconds + warmup.seconds(),
                 m.rate(),
                 m.offeredRate(),
                 m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(),
@@ -562,8 +562,7 @@ public final class Experiment {
                 k.voluntarySwitches(), k.involuntarySwitches(), k.minorFaults(), k.majorFaults(), k.migrations(),
                 per(s, "sqes", "enters"), per(s, "writeIovecs", "writes"), per(s, "recvBytes", "recvs"),
                 s.getOrDefault("bufferRingExhausted", Double.NaN), s.getOrDefault("iterations", Double.NaN),
-                m.mismatches(), m.errors(), m.starved(), foreign, false);
-            return profiler.mark(run);
+                m.mismatches(), m.errors(), m.starved(), foreign, profiler.profiled());
         }
     }
 

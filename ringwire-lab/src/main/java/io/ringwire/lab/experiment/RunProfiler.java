@@ -1,7 +1,6 @@
 package io.ringwire.lab.experiment;
 
 import io.ringwire.lab.results.Profile;
-import io.ringwire.lab.results.RunResult;
 import io.ringwire.lab.server.Profiling;
 import io.ringwire.lab.server.ServerProcess;
 
@@ -15,7 +14,7 @@ import java.util.function.Consumer;
  * {@code --profile} for one measured run, the same for a lab server and for the redis-client workload's client JVM
  * (both answer the lab's lines, {@link io.ringwire.lab.server.ServerStats}): async-profiler loaded into the measured JVM at
  * its start ({@link #jvmFlags}), started as the window opens, stopped as it closes, its samples then written into the
- * report's directory and read into a {@link Profile}; the run is marked as profiled. A run that is not profiled (no
+ * report's directory and read into a {@link Profile}; the run records {@link #profiled}. A run that is not profiled (no
  * {@code --profile}, or a rehearsal) gets {@link #NONE}, which does none of it.
  */
 public final class RunProfiler {
@@ -112,10 +111,5 @@ public final class RunProfiler {
         Path collapsed = base.resolveSibling(base.getFileName() + ".collapsed");
         kept.accept(Profile.read(workload, variant, measured, round, engine, profiling.link(html),
             profiling.link(collapsed), cpuUsPerMsg, collapsed));
-    }
-
-    /** @return {@code run}, marked as profiled if this run is */
-    public RunResult mark(RunResult run) {
-        return profiled() ? run.asProfiled() : run;
     }
 }

@@ -131,6 +131,7 @@ public record Overview(List<Overview.Entry> entries) {
 
     private static Entry entry(Summary s) {
         List<Line> lines = new ArrayList<>();
+        List<String> offLoad = s.offLoad();
         for (Summary.Row r : s.rows()) {
             if (!Competitor.transportOf(r.server()).equals(Competitor.RINGWIRE.label()) && !onFramework(r.server())) {
                 continue;
@@ -141,7 +142,7 @@ public record Overview(List<Overview.Entry> entries) {
                 cells.add(other == null ? new Cell(against, null, null, false) : new Cell(against,
                     Stats.Comparison.of(r.cpuRuns(), other.cpuRuns()),
                     Stats.Comparison.of(r.rateRuns(), other.rateRuns()),
-                    s.offLoad().contains(r.server()) || s.offLoad().contains(against)));
+                    offLoad.contains(r.server()) || offLoad.contains(against)));
             }
             lines.add(new Line(r.server(), cells));
         }

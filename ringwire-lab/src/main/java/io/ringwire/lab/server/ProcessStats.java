@@ -116,7 +116,7 @@ public final class ProcessStats {
     }
 
     /** @return the fields of /proc/PID/stat after the parenthesised command name (which may hold spaces) */
-    private static String[] statFields(String stat) {
+    static String[] statFields(String stat) {
         return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     }
 
@@ -129,22 +129,14 @@ public final class ProcessStats {
      *         process is gone
      */
     public static long[] contextSwitches(long pid) {
-        long[] sum = new long[2];
-        try (var tasks = Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
-            for (Path task : tasks) {
-                try {
-                    if (Files.readString(task.resolve("comm")).startsWith("lab-")) {
-                        continue;
-                    }
-                    long[] t = parseContextSwitches(Files.readAllLines(task.resolve("status")));
-                    sum[0] += t[0];
-                    sum[1] += t[1];
-                } catch (IOException | RuntimeException gone) {
-                    // the thread ended between listing and reading
-                }
-            }
-        } catch (IOException e) {
+        SoftwareCounters.Snapshot now = SoftwareCounters.read(pid);
+        if (now.threads().isEmpty()) {
             return new long[] {-1, -1};
+        }
+        long[] sum = new long[2];
+        for (SoftwareCounters.ThreadCounts t : now.threads().values()) {
+            sum[0] += Math.max(0, t.voluntary());
+            sum[1] += Math.max(0, t.involuntary());
         }
         return sum;
     }

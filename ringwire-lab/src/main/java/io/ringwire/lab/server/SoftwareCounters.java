@@ -167,7 +167,7 @@ public final class SoftwareCounters {
      * @return {minflt, majflt} (fields 10 and 12, counted after the parenthesised command name, which may hold spaces)
      */
     static long[] parsePageFaults(String stat) {
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        String[] f = ProcessStats.statFields(stat);
         return new long[] {Long.parseLong(f[7]), Long.parseLong(f[9])};
     }
 
