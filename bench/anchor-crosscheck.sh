@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Cross-check against the independent C yardstick in ../shared/anchors/c (optional: the project does not depend on
-# it). Runs the echo server example on each transport, pinned to CPU 1, against the C loadgen pinned to CPU 0, a
+# Cross-check against an independent C yardstick, its sources in the directory ANCHORS names (optional: the project
+# does not depend on it). Runs the echo server example on each transport, pinned to CPU 1, against the C loadgen pinned to CPU 0, a
 # fresh server per run, servers alternating A B A B across rounds. Prints one JSON line per run (loadgen's output plus
 # "server" and "round"); summarize with bench/summarize.py.
 #
@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}; CONNS=${2:-500}; SIZE=${3:-128}; DEPTH=${4:-1}; DURATION=${5:-10}
-ANCHORS=${ANCHORS:-../shared/anchors/c}
+ANCHORS=${ANCHORS:?"set ANCHORS to the directory of the C yardstick's sources (its *.c, *.h and Makefile)"}
 BUILD=$(mktemp -d)
 trap 'rm -rf "$BUILD"' EXIT # the C build and the servers' logs, also when a step fails
 cp "$ANCHORS"/*.c "$ANCHORS"/*.h "$ANCHORS"/Makefile "$BUILD"/

@@ -18,7 +18,7 @@
 # http is driven by wrk -t1 (apt-get install wrk) against io.ringwire.examples.HttpHelloServer; redis by
 # redis-benchmark SET (apt-get install redis-tools; the critique's test) against io.ringwire.examples.RedisServer, its
 # measured run sized from the warm-up's rate to outlast the sampling; echo by the C load
-# generator of the independent yardstick (../shared/anchors/c; optional, as in anchor-crosscheck.sh) against
+# generator of the independent yardstick (its sources in the directory ANCHORS names, as for anchor-crosscheck.sh) against
 # io.ringwire.examples.EchoServer. Each server: fresh JVM pinned to CPU 1 with the lab's flags (Netty may use
 # sun.misc.Unsafe), 10 s of unmeasured load, then SAMPLE_SECONDS sampled in the middle of a longer run; servers alternate
 # A B / B A across rounds. Needs perf (apt-get install linux-perf) and root (kernel stacks, JIT symbols).
@@ -39,7 +39,7 @@ case "$KIND" in
           || { echo "layers.sh redis needs redis-benchmark (apt-get install redis-tools)" >&2; exit 2; }
         CONNS=${CONNS:-50}; SIZE=${SIZE:-1024}; MAIN=io.ringwire.examples.RedisServer ;;
   echo) CONNS=${CONNS:-500}; SIZE=${SIZE:-128}; MAIN=io.ringwire.examples.EchoServer
-        cp "${ANCHORS:-../shared/anchors/c}"/{*.c,*.h,Makefile} "$OUT"/ && make -s -C "$OUT" >&2 ;;
+        cp "${ANCHORS:?"set ANCHORS to the directory of the C yardstick's sources"}"/{*.c,*.h,Makefile} "$OUT"/ && make -s -C "$OUT" >&2 ;;
   *) echo "usage: bench/layers.sh [http|redis|echo] [rounds]" >&2; exit 2 ;;
 esac
 ./ringwire mvn -q -DskipTests -pl ringwire-examples -am package >&2

@@ -8,14 +8,12 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.FileRegion;
-import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.socket.DuplexChannelConfig;
-import io.netty.util.concurrent.Future;
 import io.netty.util.internal.PlatformDependent;
 import io.ringwire.uring.BufferRing;
 import io.ringwire.uring.Errno;
@@ -33,12 +31,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.net.ConnectException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ConnectionPendingException;
-import java.util.concurrent.TimeUnit;
 
 import static io.ringwire.uring.IoUringConstants.IORING_CQE_F_SOCK_NONEMPTY;
 import static io.ringwire.uring.IoUringConstants.IORING_OP_CONNECT;
@@ -61,44 +57,30 @@ import static io.ringwire.uring.IoUringConstants.IORING_OP_SEND_ZC;
  * the application stops reading, and a handler that pauses for every message costs no cancel and re-arm per message.
  * {@code channelReadComplete} fires once per batch of completions.
  *
- * <p><b>Bulk streams</b> switch to own-buffer receives: when two receives in a row fill a whole ring buffer and the
- * kernel says more is waiting ({@code IORING_CQE_F_SOCK_NONEMPTY}), the multishot RECV is cancelled and, once its
- * last completion is in, single-shot RECVs go straight into a buffer from the channel's allocator (sized by its
- * {@link RecvByteBufAllocator}, up to 64 KiB by default): no copy, one completion per large read, and each CQE's bytes
- * are where that SQE said, whatever order other completions come in. Four reads in a row that a ring buffer could
- * have held switch back, so an idle connection pins no buffer. Never both at once: the own-buffer RECV is armed only
- * after the multishot one has ended, which keeps the byte order. Off with
- * {@link RingwireIoHandlerConfig#directReceive()}.
+ * <p><b>Bulk streams</b> switch to own-buffer receives, straight into a buffer from the channel's allocator, and
+ * write the echo of a receive at once from channelReadComplete ({@link BulkStream}).
  *
  * <p><b>Writes</b>: {@code flush()} only marks the channel; just before the loop's next {@code io_uring_enter} all
  * flushed buffers are gathered into one SEND (one buffer) or SENDMSG (up to 1024 iovecs, capped at
  * {@link RingwireIoHandlerConfig#maxBytesPerWrite()} bytes), so one iteration's flushes leave in one SQE. At most one
  * write is in flight per channel, so order holds and the bytes the kernel holds are bounded; its completion removes
  * what was written (a short write continues from there), which updates writability synchronously. A bulk stream's
- * flush from channelReadComplete is the exception: it is written at once with a non-blocking sendmsg(2), so that its
- * buffers leave while they are in the CPU's cache ({@link RingwireCounters#inlineWrites()}); what the socket does not
- * take goes with the next enter as above.
+ * flush from channelReadComplete is the exception ({@link BulkStream#writeInline}); what the socket does not take goes
+ * with the next enter as above.
  */
 abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel implements DuplexChannel {
 
     /** The channel's options; set by the subclass's constructor. */
     DuplexChannelConfig config;
 
-    /** Bulk mode: own-buffer receives, straight into allocator buffers, one single-shot RECV at a time. */
-    private boolean bulk;
+    /** Whether this is a bulk stream, and its inline writes. */
+    private final BulkStream bulk = new BulkStream(this);
 
     /** Bytes a bulk stream's read loop hands up before channelReadComplete: few enough to be in cache when written. */
     static final int READ_LOOP_BYTES = 256 * 1024;
 
-    /** Bytes an inline write sent whose buffers are still being removed from the outbound buffer. */
-    private long inlineUnsettled;
-    /** The last frame an inline write sent, until the next receive has gone up ({@link #holdAfterInlineWrite}). */
-    private ByteBuf heldAfterInlineWrite;
     /** The buffer the in-flight own-buffer RECV writes into; the channel owns it until the CQE. */
     private ByteBuf ownBuffer;
-    /** Consecutive multishot receives that filled a ring buffer with more waiting, and own-buffer ones that did not. */
-    private int fullRecvs;
-    private int smallRecvs;
     /**
      * The shared ring was empty, and at its largest, for this connection's last receive: the next one goes into a
      * buffer of its own.
@@ -148,18 +130,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
     private boolean pendingInputTaskScheduled;
 
     /** A connect in progress (client channels only, and only until it completes). */
-    private static final class Connecting {
-        final ChannelPromise promise;
-        final SocketAddress remote;
-        Future<?> timeout;
-
-        Connecting(ChannelPromise promise, SocketAddress remote) {
-            this.promise = promise;
-            this.remote = remote;
-        }
-    }
-
-    private Connecting connecting;
+    ConnectAttempt connecting;
 
     /** Null until the channel's first zero-copy send. */
     private ZeroCopySends zeroCopy;
@@ -417,7 +388,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             return;
         }
         RingwireIoHandler h = r.handler();
-        boolean ownBuffer = h.receiveBuffers().bufferRing() == null || config.isAutoRead() && bulk || ringDry;
+        boolean ownBuffer = h.receiveBuffers().bufferRing() == null || config.isAutoRead() && bulk.on || ringDry;
         if (ownBuffer && armOwnBufferRecv(r)) {
             if (ringDry) {
                 ringDry = false;
@@ -451,7 +422,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
         long address = nativeAddress(buf, buf.writerIndex(), buf.writableBytes());
         if (address == 0) {
             buf.release();
-            bulk = false;
+            bulk.on = false;
             ringDry = false;
             return false;
         }
@@ -552,31 +523,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 pendingInput.release();
                 pendingInput = null;
             }
-            releaseHeldAfterInlineWrite();
-        }
-    }
-
-    /**
-     * Holds the last frame an inline write sent until the next receive has gone up the pipeline. A frame decoder's
-     * frames are slices of its cumulation, which it may append the next bytes to in place only while no slice of it is
-     * held, and it discards the bytes it has read only then too, before channelReadComplete's flush; a cumulation that
-     * still holds a partial frame when the echo's frames are all released before the next receive (as an inline write
-     * releases them) grows with the whole stream, copied at each growth. With one slice held, the decoder copies the
-     * partial frame into a new cumulation instead, as it does when the frames are still in flight in a SEND.
-     */
-    private void holdAfterInlineWrite(ByteBuf written) {
-        ByteBuf before = heldAfterInlineWrite;
-        heldAfterInlineWrite = written.retain();
-        if (before != null) {
-            before.release();
-        }
-    }
-
-    private void releaseHeldAfterInlineWrite() {
-        ByteBuf held = heldAfterInlineWrite;
-        if (held != null) {
-            heldAfterInlineWrite = null;
-            held.release();
+            bulk.releaseHeldAfterInlineWrite();
         }
     }
 
@@ -671,8 +618,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
         @Override
         public void connect(SocketAddress remote, SocketAddress local, ChannelPromise promise) {
-            // the promise stays cancellable, as Netty's epoll and io_uring keep it: a connect in flight is an SQE, and
-            // cancelling the promise closes the channel (the listener below), which ends the SQE
+            // the promise stays cancellable, as in Netty's epoll and io_uring transports (ConnectAttempt)
             if (promise.isDone() || !ensureOpen(promise)) {
                 return;
             }
@@ -687,48 +633,16 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                     doBind(local);
                 }
                 checkResolvable(remote);
-                RingwireIoRegistration r = registration;
-                RingwireIoHandler h = r.handler();
-                if (!r.reserveSqe()) {
-                    throw new IOException("cannot connect now: the io_uring submission queue is full and the kernel "
-                        + "took nothing (sqRefusals=" + h.counters().sqRefusals() + ")");
-                }
-                long sa = h.scratch().take(SockAddr.STORAGE_SIZE);
-                MemorySegment seg = h.scratch().segment();
-                int len = writeRemoteAddress(remote, seg.asSlice(sa - seg.address(), SockAddr.STORAGE_SIZE));
-                socket.nameSlot(r, r.sq().prepConnect(fd, sa, len, r.nextUserData(IORING_OP_CONNECT, 0)));
-                started(CONNECT);
-                h.submitNow(); // the SYN leaves now, as connect(2)'s does, whatever the caller does next on the loop
-                Connecting attempt = new Connecting(promise, remote);
-                connecting = attempt;
-                int timeoutMillis = config.getConnectTimeoutMillis();
-                if (timeoutMillis > 0) {
-                    attempt.timeout = eventLoop().schedule(() -> {
-                        ChannelPromise p = connecting == attempt ? attempt.promise : null;
-                        if (p != null && !p.isDone() && p.tryFailure(new ConnectTimeoutException(
-                            "connection timed out after " + timeoutMillis + " ms: " + remote))) {
-                            close(voidPromise());
-                        }
-                    }, timeoutMillis, TimeUnit.MILLISECONDS);
-                }
-                promise.addListener(f -> {
-                    if (f.isCancelled()) {
-                        cancelConnectTimeout();
-                        connecting = null;
-                        close(voidPromise());
-                    }
-                });
+                ConnectAttempt.start(AbstractRingwireStreamChannel.this, remote, promise);
             } catch (Throwable t) {
-                promise.tryFailure(annotateConnectException(t, remote));
-                closeIfClosed();
+                connectFailed(promise, t, remote);
             }
         }
 
-        private void cancelConnectTimeout() {
-            if (connecting != null && connecting.timeout != null) {
-                connecting.timeout.cancel(false);
-                connecting.timeout = null;
-            }
+        /** Fails a connect's promise with {@code cause}, which names the address as Netty's transports do. */
+        void connectFailed(ChannelPromise promise, Throwable cause, SocketAddress remote) {
+            promise.tryFailure(annotateConnectException(cause, remote));
+            closeIfClosed();
         }
 
         @Override
@@ -771,39 +685,11 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
 
         private void connectComplete(int res) {
             ended(CONNECT);
-            cancelConnectTimeout();
-            Connecting attempt = connecting;
+            ConnectAttempt attempt = connecting;
             connecting = null;
-            ChannelPromise promise = attempt == null ? null : attempt.promise;
-            if (promise == null || promise.isDone()) {
-                return; // timed out or cancelled: already failed and closing
+            if (attempt != null) {
+                attempt.complete(res);
             }
-            if (res == 0) {
-                boolean wasActive = active;
-                active = true;
-                resetLocalAddress();
-                cacheRemoteAddress(attempt.remote);
-                boolean promiseSet = promise.trySuccess();
-                if (!wasActive) {
-                    pipeline().fireChannelActive();
-                }
-                if (!promiseSet) {
-                    close(voidPromise());
-                } else {
-                    watchForPeerCloseIfPaused(); // autoRead off and no read(): the peer's close is still seen
-                }
-                return;
-            }
-            if (res == -Errno.ECANCELED && !isOpen()) {
-                promise.tryFailure(new java.nio.channels.ClosedChannelException());
-                return;
-            }
-            IOException missing = noSocketAt(res, attempt.remote);
-            IOException e = missing != null ? missing : new ConnectException("connect failed: " + Errno.name(res)
-                + " (" + Errno.description(res) + ")");
-            promise.tryFailure(annotateConnectException(e, attempt.remote));
-            closeIfClosed();
-            close(voidPromise());
         }
 
         // ---------------------------------------------------------------- recv
@@ -812,7 +698,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          * Reading is paused but the peer may still close: watch for its FIN, as epoll's EPOLLRDHUP does, so
          * half-closure is seen without a read() (one POLL_ADD per paused connection, none while reading).
          */
-        private void watchForPeerCloseIfPaused() {
+        void watchForPeerCloseIfPaused() {
             RingwireIoRegistration r = registration;
             if (inFlight(PEER_CLOSE_WATCH | READ_MULTISHOT | READ_SINGLE | READ_OWN_BUFFER)
                 || config.isAutoRead() || readPending || eofSeen || closingOffLoop
@@ -853,7 +739,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                     buffers.release(bid, res, flags); // the bytes now live in the pipeline's buffers
                 }
                 if (config.isAutoRead()) {
-                    watchForBulk(r, res, flags, buffers.bufferSize(), data == MULTISHOT);
+                    bulk.watch(r, res, flags, buffers.bufferSize(), data == MULTISHOT);
                 }
             } else if (res == 0) {
                 eofSeen = true;
@@ -870,28 +756,6 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 recvNeedsRearm = true;
             }
             readDone(r, res > 0 && !moreWaiting);
-        }
-
-        /**
-         * A multishot receive that filled its ring buffer while more waited in the socket, twice in a row: this is a
-         * bulk stream, and the multishot RECV is cancelled so that own-buffer receives take over when it has ended.
-         */
-        private void watchForBulk(RingwireIoRegistration r, int res, int flags, int bufferSize, boolean multishot) {
-            if (bulk || !r.handler().config().directReceive()) {
-                return;
-            }
-            if (res < bufferSize || (flags & IORING_CQE_F_SOCK_NONEMPTY) == 0) {
-                fullRecvs = 0;
-                return;
-            }
-            if (++fullRecvs >= 2) {
-                bulk = true;
-                fullRecvs = 0;
-                smallRecvs = 0;
-                if (multishot && inFlight(READ_MULTISHOT)) {
-                    cancel(r, IORING_OP_RECV, MULTISHOT);
-                } // a single-shot one has ended: the next arm is into a buffer of its own
-            }
         }
 
         /** An own-buffer receive completed: its bytes are already in {@link #ownBuffer}, which goes up the pipeline. */
@@ -935,14 +799,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                     readLoopGoesOn = moreWaiting && isOpen() && h.fewReceivesPerBatch() && handle.continueReading()
                         && bytesThisLoop < READ_LOOP_BYTES;
                 }
-                // a stream that slows down goes back to the shared ring, so an idle connection pins no buffer
-                BufferRing ring = h.receiveBuffers().bufferRing();
-                boolean small = ring != null && res < ring.bufferSize() && !moreWaiting;
-                smallRecvs = small ? smallRecvs + 1 : 0;
-                if (smallRecvs >= 4) {
-                    bulk = false;
-                    smallRecvs = 0;
-                }
+                bulk.ownBufferReceived(res, moreWaiting, h.receiveBuffers().bufferRing());
             }
             recvNeedsRearm = true;
             if (readLoopGoesOn) {
@@ -963,7 +820,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
          * Otherwise it follows the batch, once for all of this connection's receives in it.
          */
         void readDone(RingwireIoRegistration r, boolean last) {
-            releaseHeldAfterInlineWrite(); // this receive's bytes have met the frames the last inline write sent
+            bulk.releaseHeldAfterInlineWrite(); // this receive's bytes have met the frames the last inline write sent
             if (last && !inFlight(WRITE) && r.isValid()) {
                 afterCompletions();
             } else {
@@ -1183,8 +1040,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             if (in == null || in.isEmpty() || registration == null || !eventLoop().inEventLoop()) {
                 return;
             }
-            if (inlineUnsettled > 0) {
-                settleInlineWrite(in); // closed by a listener of an inline write's buffers: the rest was sent too
+            if (bulk.inlineUnsettled > 0) {
+                bulk.settleInlineWrite(in); // closed by a listener of an inline write's buffers: the rest was sent too
                 if (in.isEmpty()) {
                     return;
                 }
@@ -1200,7 +1057,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             }
             int res = socket.sendNow(registration.handler(), registration.handler().writeGather().msghdrSegment());
             if (res > 0) {
-                removeWritten(in, res);
+                WriteGather.removeWritten(in, res);
             }
         }
 
@@ -1226,31 +1083,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 return false; // not posted yet (or an error, which its own turn reports)
             }
             writeSettledAhead = true;
-            removeWritten(in, res);
+            WriteGather.removeWritten(in, res);
             return true;
-        }
-
-        /**
-         * Removes {@code written} bytes' worth of flushed buffers, as {@link ChannelOutboundBuffer#removeBytes} does,
-         * but stops where the buffer runs out of them: a listener of a removed buffer's promise may close the channel,
-         * which fails (and removes) the flushed buffers left, whose bytes this write may already have sent.
-         */
-        private void removeWritten(ChannelOutboundBuffer in, long written) {
-            while (written > 0 && in.current() instanceof ByteBuf buf) {
-                int readable = buf.readableBytes();
-                if (readable <= written) {
-                    written -= readable;
-                    in.progress(readable);
-                    in.remove();
-                } else {
-                    buf.readerIndex(buf.readerIndex() + (int) written);
-                    in.progress(written);
-                    written = 0;
-                }
-            }
-            while (in.current() instanceof ByteBuf b && !b.isReadable()) {
-                in.remove(); // empty buffers at the head are written too, as removeBytes removes them
-            }
         }
 
         /**
@@ -1304,7 +1138,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                 return;
             }
             RingwireIoRegistration r = registration;
-            if (inlineUnsettled > 0) {
+            if (bulk.inlineUnsettled > 0) {
                 return; // a listener flushed while an inline write's buffers leave: that write goes on with the rest
             }
             if (!r.reserveSqe()) {
@@ -1322,8 +1156,8 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             }
             SubmissionQueue q = r.sq();
             WriteGather g = r.handler().writeGather();
-            if (bulk && inReadComplete && !zeroCopyFor(g.bytes(), r.handler())) {
-                if (writeInline(r.handler(), in, iovecs)) {
+            if (bulk.on && inReadComplete && !zeroCopyFor(g.bytes(), r.handler())) {
+                if (bulk.writeInline(r.handler(), in, iovecs)) {
                     return;
                 }
                 iovecs = gather(in); // the socket took part or none of it: the rest goes with the loop's enter
@@ -1345,59 +1179,6 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
             RingwireCounters c = r.handler().counters();
             c.writes++;
             c.writeIovecs += iovecs;
-        }
-
-        /**
-         * A bulk stream's flush from channelReadComplete, written at once with one non-blocking sendmsg(2) (a
-         * synchronous call on a direct descriptor) instead of a SEND in the loop's next enter. Its buffers then leave
-         * the outbound buffer while they are still in the CPU's cache: a batch of completions that brings 64 KiB for
-         * each of many connections (the lab's rpc-backend) otherwise removes each connection's hundreds of frames an
-         * iteration later, after the other connections' receives have pushed them out of it. One system call per large
-         * receive, where the SEND would have cost the kernel the same work in the enter.
-         *
-         * @return whether nothing is left to send (all written, or the channel closed meanwhile)
-         */
-        private boolean writeInline(RingwireIoHandler h, ChannelOutboundBuffer in, int iovecs) {
-            int res = socket.sendNow(h, h.writeGather().msghdrSegment());
-            if (res <= 0) {
-                return false; // EAGAIN: a SEND waits for room; an error: the SEND reports it as any write's would
-            }
-            RingwireCounters c = h.counters();
-            c.writes++;
-            c.inlineWrites++;
-            c.writeIovecs += iovecs;
-            c.writeBytes += res;
-            inlineUnsettled = res;
-            settleInlineWrite(in);
-            return in.isEmpty() || !isOpen() || !active || outputShutdown;
-        }
-
-        /**
-         * Removes the buffers an inline write sent, as {@link #removeWritten} does, keeping the bytes still to remove
-         * in {@link #inlineUnsettled}: a promise's listener that flushes in here gathers nothing until they are gone
-         * (it would send them twice), and one that closes the channel settles the rest as written before the close
-         * fails what was not (the same call, which this loop then finds done).
-         */
-        private void settleInlineWrite(ChannelOutboundBuffer in) {
-            while (inlineUnsettled > 0 && in.current() instanceof ByteBuf buf) {
-                int readable = buf.readableBytes();
-                if (readable <= inlineUnsettled) {
-                    inlineUnsettled -= readable;
-                    if (inlineUnsettled == 0) {
-                        holdAfterInlineWrite(buf); // the last one sent (a partly sent one stays in the buffer)
-                    }
-                    in.progress(readable);
-                    in.remove();
-                } else {
-                    buf.readerIndex(buf.readerIndex() + (int) inlineUnsettled);
-                    in.progress(inlineUnsettled);
-                    inlineUnsettled = 0;
-                }
-            }
-            inlineUnsettled = 0;
-            while (in.current() instanceof ByteBuf b && !b.isReadable()) {
-                in.remove();
-            }
         }
 
         private boolean zeroCopyFor(long bytes, RingwireIoHandler h) {
@@ -1438,7 +1219,7 @@ abstract class AbstractRingwireStreamChannel extends AbstractRingwireChannel imp
                     // the written buffers leave while the write still counts as in flight: a promise's listener
                     // that closes the channel in here makes the close hold what is left for the kernel, not
                     // write the same bytes again (Vert.x's HTTP client closing after its last chunk sent it twice)
-                    removeWritten(in, res);
+                    WriteGather.removeWritten(in, res);
                 }
                 ended(WRITE);
                 releaseHeldForKernel();

@@ -193,4 +193,27 @@ final class WriteGather implements ChannelOutboundBuffer.MessageProcessor {
         iovBytes += len;
         return len == length;
     }
+
+    /**
+     * Removes {@code written} bytes' worth of flushed buffers, as {@link ChannelOutboundBuffer#removeBytes} does,
+     * but stops where the buffer runs out of them: a listener of a removed buffer's promise may close the channel,
+     * which fails (and removes) the flushed buffers left, whose bytes this write may already have sent.
+     */
+    static void removeWritten(ChannelOutboundBuffer in, long written) {
+        while (written > 0 && in.current() instanceof ByteBuf buf) {
+            int readable = buf.readableBytes();
+            if (readable <= written) {
+                written -= readable;
+                in.progress(readable);
+                in.remove();
+            } else {
+                buf.readerIndex(buf.readerIndex() + (int) written);
+                in.progress(written);
+                written = 0;
+            }
+        }
+        while (in.current() instanceof ByteBuf b && !b.isReadable()) {
+            in.remove(); // empty buffers at the head are written too, as removeBytes removes them
+        }
+    }
 }
