@@ -103,8 +103,9 @@ public final class Lab implements Callable<Integer> {
         double warmup;
 
         @Option(names = "--max-warmup", description = "unmeasured seconds per run, at most: in "
-            + "between, the window opens once the server's JIT compiler threads are quiet (< 0.05 cores for 1 s) "
-            + "(default: 6; 20 for http, whose warm-up opens and closes every connection each second)")
+            + "between, the window opens once the measured JVM's JIT compiler threads are quiet (< 0.05 cores for "
+            + "3 s) (default: 6; 20 for http, whose warm-up opens and closes every connection each second, for "
+            + "rpc-backend and for redis-client)")
         Double maxWarmup;
 
         @Option(names = "--seconds", defaultValue = "3", description = "measured seconds per run "
@@ -191,6 +192,11 @@ public final class Lab implements Callable<Integer> {
         Experiment.Settings rpcBackendSettings(Experiment.Settings s) {
             return maxWarmup == null ? s.withMaxWarmup(RPC_BACKEND_MAX_WARMUP) : s;
         }
+
+        /** @return {@code s} with redis-client's longest warm-up, {@link #CLIENT_MAX_WARMUP}, unless --max-warmup was given */
+        Experiment.Settings clientSettings(Experiment.Settings s) {
+            return maxWarmup == null ? s.withMaxWarmup(CLIENT_MAX_WARMUP) : s;
+        }
     }
 
     /** The longest warm-up, seconds, unless a workload needs more (http) or --max-warmup says otherwise. */
@@ -215,6 +221,13 @@ public final class Lab implements Callable<Integer> {
      * sooner is measured sooner.
      */
     static final double RPC_BACKEND_MAX_WARMUP = 20;
+
+    /**
+     * The longest warm-up of redis-client, seconds. The measured JVM there is the client: Lettuce, Netty and the lab's
+     * reply check all compile in it, on its one core beside the load. At 6 s every client JVM's window opened at the
+     * limit with its compiler threads still at 0.19-0.49 of that core (docs/benchmarks.md, "redis-client").
+     */
+    static final double CLIENT_MAX_WARMUP = 20;
 
     /** The default suite's fixed echo load, msgs/s: below every server's capacity on two shared cores. */
     static final double DEFAULT_FIXED_RATE = 20_000;

@@ -58,8 +58,8 @@ final class RedisClientCommand extends Lab.WorkloadCommand {
             }
         }
         List<String> notes = new ArrayList<>();
-        Experiment.Settings s = common.servers == null ? common.settings(Competitor.lettuceClients())
-            : common.settings();
+        Experiment.Settings s = common.clientSettings(common.servers == null
+            ? common.settings(Competitor.lettuceClients()) : common.settings());
         notes.add("redis-client: each client JVM " + (io.ringwire.lab.server.ServerProcess.canPin()
             ? "on CPU 1, redis-server on CPU 0 (beside the lab, which waits during the window)"
             : "and redis-server unpinned (one core, or no taskset)"));

@@ -56,6 +56,17 @@ class LabCommandLineTest {
     }
 
     @Test
+    void shouldGiveClientJvmsTheLongerWarmUpUnlessMaxWarmupIsGiven() {
+        RedisClientCommand client = (RedisClientCommand) new CommandLine(new Lab()).parseArgs("redis-client")
+            .subcommand().commandSpec().userObject();
+        assertEquals(Lab.CLIENT_MAX_WARMUP, client.common.clientSettings(client.common.settings()).maxWarmupSeconds());
+
+        RedisClientCommand given = (RedisClientCommand) new CommandLine(new Lab())
+            .parseArgs("redis-client", "--max-warmup", "4").subcommand().commandSpec().userObject();
+        assertEquals(4.0, given.common.clientSettings(given.common.settings()).maxWarmupSeconds());
+    }
+
+    @Test
     void shouldMakeSweepsFromLists() {
         CommandLine cl = new CommandLine(new Lab());
         CommandLine.ParseResult parsed = cl.parseArgs("echo", "--conns", "1,100", "--size", "64,1024");
