@@ -193,13 +193,19 @@ public final class Lab implements Callable<Integer> {
             return maxWarmup == null ? s.withMaxWarmup(RPC_BACKEND_MAX_WARMUP) : s;
         }
 
-        /** @return {@code s} with redis-client's longest warm-up, {@link #CLIENT_MAX_WARMUP}, unless --max-warmup was given */
+        /**
+         * @return {@code s} with redis-client's longest warm-up, {@link #CLIENT_MAX_WARMUP}, unless --max-warmup was
+         *         given
+         */
         Experiment.Settings clientSettings(Experiment.Settings s) {
             return maxWarmup == null ? s.withMaxWarmup(CLIENT_MAX_WARMUP) : s;
         }
     }
 
-    /** The longest warm-up, seconds, unless a workload needs more (http) or --max-warmup says otherwise. */
+    /**
+     * The longest warm-up, seconds, unless a workload needs more (http, rpc-backend, redis-client) or --max-warmup says
+     * otherwise.
+     */
     static final double DEFAULT_MAX_WARMUP = 6;
 
     /**

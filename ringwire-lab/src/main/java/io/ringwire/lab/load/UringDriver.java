@@ -28,8 +28,8 @@ import java.util.List;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
- * {@link LoadGenerator}'s I/O on io_uring: connects through CONNECT SQEs (a bounded number at a time, so the server's accept
- * backlog is not flooded), then per connection one multishot RECV into a shared provided buffer ring and at most
+ * {@link LoadGenerator}'s I/O on io_uring: connects through CONNECT SQEs (a bounded number at a time, so the
+ * server's accept backlog is not flooded), then per connection one multishot RECV into a shared provided buffer ring and at most
  * one SEND in flight (its bytes copied to the connection's native staging space, which stays put until the
  * completion). Each iteration: one {@code io_uring_enter} that submits every SEND queued since the last and
  * waits (closed loop: for a completion; open loop: until the next message is due, with the enter's own timeout,
